@@ -1,0 +1,1 @@
+"""The SEAM benchmark: six licensed sources, 300 clusters, six matched conditions."""

@@ -1,0 +1,86 @@
+"""Subcommands `build`, `check` and `prompts`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from benchmark.render import CONDITIONS
+
+BUILD_EXAMPLE = """example:
+  pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh
+  python seam.py build --verify   # rebuild in memory, compare with data/benchmark/ byte for byte
+"""
+CHECK_EXAMPLE = """example:
+  python seam.py check
+"""
+PROMPTS_EXAMPLE = """example:
+  python seam.py prompts --source humaneval --condition newline --condition clean | head -n 2
+"""
+
+
+def add_commands(subparsers) -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    build = subparsers.add_parser("build", help="regenerate data/benchmark/ from the installed source packages",
+                                  description="Regenerate the benchmark from the source packages, byte for byte.",
+                                  epilog=BUILD_EXAMPLE, formatter_class=raw)
+    build.add_argument("--verify", action="store_true",
+                       help="do not write; exit 1 if the rebuilt files differ from the committed ones")
+    build.set_defaults(func=run_build)
+
+    check = subparsers.add_parser("check", help="verify the committed benchmark's counts, invariants and checksums",
+                                  description="Verify data/benchmark/ and print a short summary.",
+                                  epilog=CHECK_EXAMPLE, formatter_class=raw)
+    check.set_defaults(func=run_check)
+
+    prompts = subparsers.add_parser("prompts", help="write every rendered request as JSON Lines to stdout",
+                                    description="One row per (cluster, condition); fields in docs/FORMATS.md.",
+                                    epilog=PROMPTS_EXAMPLE, formatter_class=raw)
+    prompts.add_argument("--source", action="append", help="keep this source (repeatable)")
+    prompts.add_argument("--condition", action="append", choices=CONDITIONS, help="keep this condition (repeatable)")
+    prompts.add_argument("--cluster", action="append", help="keep this cluster id (repeatable)")
+    prompts.set_defaults(func=run_prompts)
+
+
+def run_build(args) -> int:
+    from benchmark.build import build_files, differences, write
+    from benchmark.dataset import DATA_DIR
+
+    started = time.monotonic()
+    print("reading the source packages:", file=sys.stderr)
+    files = build_files()
+    if args.verify:
+        found = differences(files)
+        for line in found:
+            print(line, file=sys.stderr)
+        verdict = "differs" if found else "is byte-identical to the rebuild"
+        print(f"data/benchmark/ {verdict} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+        return 1 if found else 0
+    write(files)
+    print(f"wrote {len(files)} files to {DATA_DIR} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    return 0
+
+
+def run_check(args) -> int:
+    from benchmark.check import check
+
+    result = check()
+    for line in result.summary:
+        print(line)
+    for problem in result.problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    print(f"check: {'FAILED, ' + str(len(result.problems)) + ' problem(s)' if result.problems else 'ok'}")
+    return 1 if result.problems else 0
+
+
+def run_prompts(args) -> int:
+    from benchmark.dataset import request_rows
+    from common.jsonl import dumps
+
+    rows = request_rows(sources=args.source, conditions=args.condition, clusters=args.cluster)
+    out = sys.stdout
+    for row in rows:
+        out.write(dumps(row))
+    out.flush()
+    return 0

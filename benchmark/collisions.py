@@ -1,0 +1,30 @@
+"""The collision check: a comment must not be findable in its cluster before anyone absorbs it.
+
+If a comment's witness phrase or any of its content words already occurred in
+the instruction, artifact or reference, a model that merely edited the text
+faithfully could trip the lexical tiers. So a comment may only be assigned to a
+cluster where neither occurs; the words are compared exactly as the scorer
+compares them (`scorer.normalize`).
+"""
+
+from __future__ import annotations
+
+from scorer.normalize import contains_phrase, content_words
+
+
+def collisions(comment_text: str, witness: str, texts: list[str]) -> list[str]:
+    """Human-readable reasons why the comment collides with `texts` (empty when it does not)."""
+    problems = []
+    for text in texts:
+        if contains_phrase(text, witness):
+            problems.append(f"witness {witness!r} occurs")
+            break
+    present = set().union(*(content_words(text) for text in texts)) if texts else set()
+    shared = sorted(content_words(comment_text) & present)
+    if shared:
+        problems.append(f"content word(s) {', '.join(shared)} occur")
+    return problems
+
+
+def cluster_texts(instruction: str, artifact: str, reference: str | None) -> list[str]:
+    return [instruction, artifact] + ([reference] if reference else [])

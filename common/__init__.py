@@ -1,0 +1,1 @@
+"""Small helpers every stage shares: user-facing errors and JSON Lines I/O."""

@@ -1,0 +1,64 @@
+"""JSON Lines reading and writing with the same bytes on every machine.
+
+Every file seam writes (benchmark rows, traces, labels) goes through `dumps`,
+so that the same content always gives the same bytes: keys sorted, UTF-8 kept
+as is, no spaces after separators, one row per line ending in "\n".
+Reading reports the file and line of anything malformed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from common.errors import UserError
+
+
+def dumps(row: Any) -> str:
+    """One canonical JSON line, newline included."""
+    return json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write(path: str | Path, rows: Iterable[Any]) -> None:
+    """Write rows to `path` atomically: a crash leaves the old file or the new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        for row in rows:
+            f.write(dumps(row))
+    tmp.replace(path)
+
+
+def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each row of a JSON Lines file.
+
+    A line that is not a JSON object is a `UserError` naming file and line.
+    With `allow_torn_tail`, a last line without its final newline that does not
+    parse is the caller's to handle (a crash mid-write): it is yielded as
+    (line number, None) instead of raising.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a JSON Lines file") from None
+    lines = data.split(b"\n")
+    last = len(lines) - 1  # index of the text after the final "\n" ("" if the file ends cleanly)
+    for index, raw in enumerate(lines):
+        if index == last and raw == b"":
+            break
+        number = index + 1
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            if allow_torn_tail and index == last:
+                yield number, None
+                return
+            raise UserError(f"{path}:{number}: expected one JSON object per line ({exc})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}")
+        yield number, row

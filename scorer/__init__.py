@@ -1,0 +1,1 @@
+"""Turn traces into absorption labels: extraction, the three-tier cascade, entailment."""
