@@ -16,7 +16,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benchmark.comments import HERE as COMMENTS_DIR, casual_pool, native_pools
+from benchmark.comments import HERE as COMMENTS_DIR
+from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS
 from benchmark.select import PER_SOURCE, SEED, select
 from common import jsonl
@@ -85,7 +86,7 @@ def differences(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> list[str]
         if committed == data:
             continue
         old, new = committed.split(b"\n"), data.split(b"\n")
-        line = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        line = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
         found.append(f"{path}:{line + 1}: differs from the rebuilt file ({len(committed)} bytes committed, "
                      f"{len(data)} rebuilt)")
     return found

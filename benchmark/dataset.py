@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from benchmark.render import CONDITIONS, request_rows as render_rows
+from benchmark.render import CONDITIONS
+from benchmark.render import request_rows as render_rows
 from common import jsonl
 from common.errors import UserError
 

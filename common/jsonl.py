@@ -9,8 +9,9 @@ Reading reports the file and line of anything malformed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from common.errors import UserError
 

@@ -1,0 +1,106 @@
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark import build
+from benchmark.check import check
+from benchmark.dataset import DATA_DIR, benchmark_sha256, request_rows
+from benchmark.sources.locate import MissingSource, debian_file, pypi_file
+from common.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def data_copy(tmp_path):
+    target = tmp_path / "benchmark"
+    shutil.copytree(DATA_DIR, target)
+    return target
+
+
+def rewrite_row(path: Path, index: int, change) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[index])
+    change(row)
+    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def test_committed_benchmark_passes_every_check():
+    result = check()
+    assert result.problems == []
+    assert any("300 from 6 sources" in line for line in result.summary)
+
+
+def test_request_rows_cover_every_cluster_and_condition_once():
+    rows = request_rows()
+    assert len(rows) == 1800
+    assert len({r["id"] for r in rows}) == 1800
+    assert {r["benchmark_sha256"] for r in rows} == {benchmark_sha256()}
+
+
+def test_a_corrupted_line_is_reported_with_file_and_line(data_copy):
+    path = data_copy / "sharealike.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = lines[2][:40] + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(UserError, match=r"sharealike\.jsonl:3: expected one JSON object"):
+        check(data_copy)
+
+
+def test_a_comment_planted_in_the_artifact_is_a_collision_and_a_checksum_change(data_copy):
+    path = data_copy / "permissive.jsonl"
+    rewrite_row(path, 0, lambda r: r.update(artifact=r["artifact"] + "\n# " + r["comment"]["text"]))
+    problems = "\n".join(check(data_copy).problems)
+    assert "permissive.jsonl:1:" in problems and "collides" in problems
+    assert "SHA-256" in problems
+
+
+def test_wrong_partition_licence_and_missing_field_are_reported(data_copy):
+    path = data_copy / "permissive.jsonl"
+    rewrite_row(path, 1, lambda r: r.update(license="CC-BY-NC-SA-3.0"))
+    rewrite_row(path, 2, lambda r: r.pop("reference"))
+    problems = "\n".join(check(data_copy).problems)
+    assert "permissive.jsonl:2:" in problems and "does not belong in permissive" in problems
+    assert "permissive.jsonl:3: missing field(s) ['reference']" in problems
+
+
+def test_rebuild_differences_name_the_file_and_first_line(data_copy):
+    files = {p.name: p.read_bytes() for p in data_copy.iterdir()}
+    assert build.differences(files, data_copy) == []
+    changed = dict(files)
+    lines = files["sharealike.jsonl"].split(b"\n")
+    lines[4] = lines[4].replace(b'"cluster":"', b'"cluster":"x', 1)
+    changed["sharealike.jsonl"] = b"\n".join(lines)
+    found = build.differences(changed, data_copy)
+    assert len(found) == 1 and "sharealike.jsonl:5:" in found[0]
+
+
+def test_missing_source_packages_name_the_install_command(tmp_path, monkeypatch):
+    with pytest.raises(MissingSource, match="requirements-build.txt"):
+        pypi_file("seam-no-such-package", "data.txt")
+    monkeypatch.setenv("SEAM_SOURCES", str(tmp_path))
+    with pytest.raises(MissingSource, match="fetch_debian_sources.sh"):
+        debian_file("seam-no-such-package", "/usr/share/seam-no-such-file")
+
+
+def run_seam(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, str(ROOT / "seam.py"), *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_check_and_prompts():
+    done = run_seam("check")
+    assert done.returncode == 0 and "check: ok" in done.stdout
+    done = run_seam("prompts", "--source", "fissix", "--condition", "clean", "--condition", "blank")
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(rows) == 100 and {r["condition"] for r in rows} == {"clean", "blank"}
+
+
+def test_cli_reports_user_mistakes_without_a_traceback():
+    done = run_seam("prompts", "--source", "nowhere")
+    assert done.returncode == 2
+    assert "no clusters from source(s) nowhere" in done.stderr and "Traceback" not in done.stderr
