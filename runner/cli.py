@@ -1,0 +1,103 @@
+"""The `run` subcommand: ask a model the benchmark's requests and append the answers to a trace."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+RUN_EPILOG = """\
+examples:
+  # the whole benchmark (1,800 requests) against one model
+  python seam.py run models/gpt-x.toml --out data/traces/gpt-x-2026-01.jsonl
+  # look first: the exact request bodies for two clusters, nothing sent
+  python seam.py run models/gpt-x.toml --clusters 2 --dry-run
+  # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
+  python seam.py run models/local.toml --out data/traces/local.jsonl --conditions clean,newline
+  # request rows from a file instead of the benchmark
+  python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
+
+Rerunning the same command resumes: ids that already have a final row are skipped.
+Exit status: 0 when every request asked got an answer (ok or unusable), 1 when some
+failed, 2 for a usage or input error, or a run stopped early (401/403/404, server down).
+Formats: docs/RUNNER.md.
+"""
+
+
+def add_commands(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run", help="ask a model every benchmark request and append its answers to a trace file",
+        description="Ask a model (OpenAI-compatible, Anthropic or Gemini) every selected request and "
+                    "append one trace row per request to --out, resuming where a previous run stopped.",
+        epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", metavar="CONFIG", help="the model's TOML config (docs/RUNNER.md)")
+    parser.add_argument("--out", metavar="TRACES.jsonl",
+                        help="trace file to append to (required unless --dry-run)")
+    parser.add_argument("--requests", metavar="FILE.jsonl",
+                        help="request rows to run instead of rendering the committed benchmark")
+    parser.add_argument("--conditions", metavar="C[,C...]", type=_names,
+                        help="only these conditions (clean, newline, blank, boundary, mitigation, native)")
+    parser.add_argument("--sources", metavar="S[,S...]", type=_names, help="only clusters from these sources")
+    parser.add_argument("--clusters", metavar="N", type=_positive_int, help="only the first N clusters")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the exact requests (URL, headers without the key, body) and send nothing")
+    parser.add_argument("--retry-unusable", action="store_true",
+                        help="ask again the requests whose final row is unusable (history kept)")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="ask again the requests whose final row is failed (history kept)")
+    parser.add_argument("--move-torn", action="store_true",
+                        help="if the trace ends in a torn line (a crash mid-write), move it to "
+                             "OUT.torn-<time> and continue")
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args) -> int:
+    from common.errors import UserError
+    from runner import selection
+    from runner.config import load_config
+    from runner.run import dry_run, run
+
+    config = load_config(args.config)
+    filters = {"conditions": args.conditions, "sources": args.sources, "clusters": args.clusters}
+    if args.requests:
+        rows = selection.file_requests(args.requests, **filters)
+    else:
+        rows = selection.benchmark_requests(**filters)
+    if args.dry_run:
+        count = dry_run(config, rows, args.out, sys.stdout, retry_unusable=args.retry_unusable,
+                        retry_failed=args.retry_failed)
+        print(f"run: dry run, {count} requests printed, none sent", file=sys.stderr)
+        return 0
+    if not args.out:
+        raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
+    summary = run(config, rows, args.out, retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
+                  move_torn=args.move_torn)
+    counts = summary.counts
+    print(f"run: wrote {summary.asked} rows to {args.out} (ok {counts.get('ok', 0)}, unusable "
+          f"{counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",
+          file=sys.stderr)
+    if summary.stopped:
+        raise UserError(f"run stopped early, the other requests would fail the same way: {summary.stopped}; "
+                        "fix it, then rerun with --retry-failed")
+    if counts.get("unusable"):
+        print("run: rerun with --retry-unusable to ask the unusable ones again", file=sys.stderr)
+    if counts.get("failed"):
+        print("run: rerun with --retry-failed to ask the failed ones again", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected one or more comma-separated names")
+    return names
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value

@@ -1,0 +1,93 @@
+"""The provider registry and what every provider module shares.
+
+A provider is a module with:
+
+    DEFAULT_BASE_URL: str
+    AUTH_HEADER: str                                   # the header that carries the key
+    FORBIDDEN_PARAMS: tuple[str, ...]                  # body keys [params] may not set
+    build_request(config, message) -> (url, headers, body)   # headers WITHOUT the key
+    auth_headers(api_key) -> dict                      # the secret part, added only when sending
+    parse_response(data) -> Reply                      # raises ResponseShapeError
+
+Keeping the key out of `build_request` means nothing that prints or records a
+request (--dry-run, traces) can ever see it. To add a provider, write such a
+module and list it in `_MODULES` below (see docs/RUNNER.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+NAMES = ("openai", "anthropic", "gemini")
+_MODULES = {name: f"runner.providers.{name}" for name in NAMES}
+
+
+class ResponseShapeError(ValueError):
+    """A 2xx response whose JSON is not the provider's documented shape."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a provider said, normalised. `problem` is None for a usable output, else why it is unusable."""
+
+    output: str | None
+    finish_reason: str | None
+    served_model: str | None
+    usage: Any
+    response_id: str | None
+    problem: str | None
+
+
+def get(name: str) -> ModuleType:
+    return importlib.import_module(_MODULES[name])
+
+
+def merge_params(body: dict, params: dict, forbidden: tuple[str, ...] = ()) -> dict:
+    """`body` with the config's [params] deep-merged in; a param may add keys but never override one.
+
+    Overriding is refused because the runner's own keys (model, message, output
+    limit, temperature) are recorded from the config; a silent override would
+    make the trace lie about what was sent.
+    """
+    for key in forbidden:
+        if key in params:
+            raise ValueError(f"{key!r} may not be set: each request is exactly one user message, "
+                             "non-streamed, with no system prompt")
+    merged = dict(body)
+    for key, value in params.items():
+        if key not in merged:
+            merged[key] = value
+        elif isinstance(merged[key], dict) and isinstance(value, dict):
+            merged[key] = merge_params(merged[key], value)
+        else:
+            raise ValueError(f"{key!r} is already set by the runner; set it through the config's own key")
+    return merged
+
+
+def require(data: Any, kind: type, what: str) -> Any:
+    """`data` if it is a `kind`, else a ResponseShapeError naming `what` was expected."""
+    if not isinstance(data, kind):
+        raise ResponseShapeError(f"expected {what} to be {kind.__name__}, got {type(data).__name__}")
+    return data
+
+
+def optional_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def classify(output: str | None, *, filtered: str | None = None, truncated: str | None = None,
+             unexpected: str | None = None) -> str | None:
+    """The reason an output is unusable, or None. The order matters: a filtered or truncated reply
+    with no text is reported as filtered or truncated, which is the cause, not as empty."""
+    if filtered:
+        return f"blocked by a content filter or refused ({filtered})"
+    if truncated:
+        return f"stopped by the output limit ({truncated})"
+    if output is None or not output.strip():
+        return "empty output"
+    if unexpected:
+        return f"unexpected stop ({unexpected})"
+    return None

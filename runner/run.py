@@ -1,0 +1,277 @@
+"""Run request rows against one model: resume, ask with bounded concurrency, append a trace row each.
+
+Order of business, each step before any request is sent:
+1. read the API key (a missing variable stops here);
+2. scan the trace: refuse a torn tail unless asked to move it aside; refuse a
+   trace made for another model name, other request parameters, or another
+   rendering of the same id (benchmark or message checksum);
+3. skip ids whose final row is final for this run (ok always; unusable and
+   failed unless --retry-unusable / --retry-failed);
+then worker threads (at most `concurrency`) ask the rest and append one row
+each as it finishes. A 401/403/404 stops the run: the other requests would
+get the same answer; so do three requests in a row that use up all their retries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import sys
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from runner import RUNNER_VERSION, providers, traces
+from runner.apikey import read_api_key, redact
+from runner.ask import Outcome, ask
+from runner.pacing import Pacer
+from runner.progress import Progress
+from runner.retry import RetryPolicy
+from runner.selection import check_unique_ids
+from runner.transport import utc_now
+
+# This many requests in a row giving up after all their retries means the server is down:
+# stop rather than let every remaining request burn its retries one by one.
+MAX_CONSECUTIVE_GIVE_UPS = 3
+MESSAGE_KEYS = ("model", "messages", "contents")  # body keys recorded elsewhere than `parameters`
+FINGERPRINT = ("provider", "model", "parameters")  # must match to append to an existing trace
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    selected: int
+    skipped: int
+    asked: int
+    counts: dict  # status -> rows written this run
+    stopped: str | None  # why the run stopped early, if it did
+    moved_torn: str | None  # where a torn tail was moved
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def request_record(config, url: str, body: dict) -> dict:
+    """What was asked, minus the message: provider, endpoint, model and every parameter sent."""
+    return {
+        "provider": config.provider,
+        "url": url,
+        "model": config.model,
+        "parameters": {key: value for key, value in body.items() if key not in MESSAGE_KEYS},
+        "max_tokens": config.max_tokens,
+        "temperature": config.temperature,
+        "timeout_s": config.timeout_s,
+        "concurrency": config.concurrency,
+        "max_retries": config.max_retries,
+        "requests_per_minute": config.requests_per_minute,
+        "api_key_env": config.api_key_env,
+    }
+
+
+def trace_row(config, request: dict, outcome: Outcome, record: dict, previous: list,
+              started_at: str, finished_at: str) -> dict:
+    reply = outcome.reply
+    return {
+        "id": request["id"],
+        "cluster": request["cluster"],
+        "condition": request["condition"],
+        "source": request.get("source"),
+        "model": config.name,
+        "status": outcome.status,
+        "output": reply.output if reply else None,
+        "reason": outcome.reason,
+        "served_model": reply.served_model if reply else None,
+        "finish_reason": reply.finish_reason if reply else None,
+        "usage": reply.usage if reply else None,
+        "response_id": reply.response_id if reply else None,
+        "response": outcome.response,
+        "request": record,
+        "attempts": outcome.attempts,
+        "previous": previous,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "benchmark_sha256": request["benchmark_sha256"],
+        "message_sha256": sha256_text(request["message"]),
+        "runner_version": RUNNER_VERSION,
+    }
+
+
+def earlier(row: dict) -> list:
+    """The `previous` list for a re-ask of `row`: its own history, then the row itself without it."""
+    return [*row.get("previous", []), {key: value for key, value in row.items() if key != "previous"}]
+
+
+def plan(config, rows: list[dict], state: traces.TraceState, out: Path, *, retry_unusable: bool,
+         retry_failed: bool) -> tuple[list[dict], int]:
+    """The rows to ask now, and how many are skipped; refuses a trace this run must not extend."""
+    provider = providers.get(config.provider)
+    url, _, body = provider.build_request(config, "")
+    mine = request_record(config, url, body)
+    for row_id, row in state.final.items():
+        where = f"{out}:{state.lines[row_id]}"
+        if row.get("model") != config.name:
+            raise UserError(f"{where}: this trace is for model {row.get('model')!r}, the config "
+                            f"{config.path} is {config.name!r}; use a different --out")
+        theirs = row.get("request") or {}
+        for key in FINGERPRINT:
+            if theirs.get(key) != mine[key]:
+                raise UserError(f"{where}: this trace was made with request {key} "
+                                f"{json.dumps(theirs.get(key), sort_keys=True)}, the config {config.path} "
+                                f"now gives {json.dumps(mine[key], sort_keys=True)}; use a different --out")
+    todo, skipped = [], 0
+    for request in rows:
+        done = state.final.get(request["id"])
+        if done is not None:
+            where = f"{out}:{state.lines[request['id']]}"
+            for key, value in (("benchmark_sha256", request["benchmark_sha256"]),
+                               ("message_sha256", sha256_text(request["message"]))):
+                if done.get(key) != value:
+                    raise UserError(f"{where}: {request['id']} was run with {key} {done.get(key)}, the "
+                                    f"request now has {value}; the benchmark changed, use a new --out")
+            again = ((done["status"] == "unusable" and retry_unusable)
+                     or (done["status"] == "failed" and retry_failed))
+            if not again:
+                skipped += 1
+                continue
+        todo.append(request)
+    return todo, skipped
+
+
+def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[traces.TraceState, str | None]:
+    state = traces.scan(out)
+    if state.torn is None:
+        return state, None
+    if not move_torn:
+        raise UserError(traces.torn_message(out, state.torn))
+    aside = traces.move_torn(out, state.torn)
+    log.write(f"run: moved the torn last line of {out} (line {state.torn.line}, {state.torn.size} bytes) "
+              f"to {aside}\n")
+    return traces.scan(out), str(aside)
+
+
+def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = False,
+        retry_failed: bool = False, move_torn: bool = False, log=None,
+        policy: RetryPolicy | None = None) -> RunSummary:
+    """Ask every selected request that has no final row yet and append its trace row to `out`.
+
+    `log` (default: stderr at call time) gets the progress line and notices. `policy`
+    defaults to the config's max_retries with the standard waits (tests shorten the waits).
+    """
+    out = Path(out)
+    log = sys.stderr if log is None else log
+    check_unique_ids(rows)
+    api_key = read_api_key(config)
+    state, moved = prepare_trace(out, move_torn=move_torn, log=log)
+    todo, skipped = plan(config, rows, state, out, retry_unusable=retry_unusable, retry_failed=retry_failed)
+    if skipped:
+        log.write(f"run: {skipped} of {len(rows)} requests already have a final row in {out}; skipped\n")
+    counts: Counter = Counter()
+    if not todo:
+        return RunSummary(len(rows), skipped, 0, dict(counts), None, moved)
+
+    import requests
+
+    policy = policy or RetryPolicy(max_retries=config.max_retries)
+    provider = providers.get(config.provider)
+    stop = threading.Event()
+    pacer = Pacer(config.requests_per_minute, sleep=stop.wait)
+    pending: queue.SimpleQueue = queue.SimpleQueue()
+    for request in todo:
+        pending.put(request)
+    lock = threading.Lock()
+    stopped: list[str] = []
+    give_ups = [0]  # consecutive requests that used up their retries
+    errors: list[BaseException] = []
+    progress = Progress(log, len(todo))
+
+    def sleep(seconds: float) -> bool:
+        return not stop.wait(seconds)
+
+    def pace() -> bool:
+        pacer.wait()
+        return not stop.is_set()
+
+    def work(writer: traces.TraceWriter) -> None:
+        session = requests.Session()
+        try:
+            while not stop.is_set():
+                try:
+                    request = pending.get_nowait()
+                except queue.Empty:
+                    return
+                started_at = utc_now()
+                outcome = ask(session=session, provider=provider, config=config, message=request["message"],
+                              api_key=api_key, request_id=request["id"], policy=policy, pace=pace,
+                              sleep=sleep)
+                if outcome is None:  # abandoned: the run is stopping; no row, so it is asked next time
+                    return
+                url, _, body = provider.build_request(config, request["message"])
+                previous = earlier(state.final[request["id"]]) if request["id"] in state.final else []
+                row = trace_row(config, request, outcome, request_record(config, url, body), previous,
+                                started_at, utc_now())
+                writer.append(redact(jsonl.dumps(row), api_key))
+                with lock:
+                    counts[outcome.status] += 1
+                    give_ups[0] = give_ups[0] + 1 if outcome.exhausted else 0
+                    if outcome.fatal and not stopped:
+                        stopped.append(f"{request['id']}: {outcome.reason}")
+                        stop.set()
+                    elif give_ups[0] >= MAX_CONSECUTIVE_GIVE_UPS and not stopped:
+                        stopped.append(f"{give_ups[0]} requests in a row gave up after all their retries, "
+                                       f"the server looks down (last, {request['id']}: {outcome.reason})")
+                        stop.set()
+        except BaseException as exc:  # a bug: stop everyone and re-raise in the main thread
+            with lock:
+                errors.append(exc)
+            stop.set()
+        finally:
+            session.close()
+
+    with traces.TraceWriter(out) as writer:
+        threads = [threading.Thread(target=work, args=(writer,), daemon=True, name=f"seam-run-{i}")
+                   for i in range(min(config.concurrency, len(todo)))]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.5)
+                    with lock:
+                        progress.update(sum(counts.values()), counts)
+        except KeyboardInterrupt:
+            stop.set()
+            raise
+        progress.update(sum(counts.values()), counts, final=True)
+    if errors:
+        raise errors[0]
+    return RunSummary(len(rows), skipped, sum(counts.values()), dict(counts), stopped[0] if stopped else None,
+                      moved)
+
+
+def dry_run(config, rows: list[dict], out: str | Path | None, stream, *, retry_unusable: bool = False,
+            retry_failed: bool = False) -> int:
+    """Print the exact requests a run would send (one JSON line each), sending nothing.
+
+    The key is never read: its header shows the variable's name instead.
+    """
+    check_unique_ids(rows)
+    todo = rows
+    if out is not None:
+        state = traces.scan(out)
+        if state.torn:
+            raise UserError(traces.torn_message(Path(out), state.torn))
+        todo, _ = plan(config, rows, state, Path(out), retry_unusable=retry_unusable,
+                       retry_failed=retry_failed)
+    provider = providers.get(config.provider)
+    for request in todo:
+        url, headers, body = provider.build_request(config, request["message"])
+        if config.api_key_env:
+            placeholder = provider.auth_headers(f"${{{config.api_key_env}}}")
+            headers = {**headers, **placeholder}
+        stream.write(jsonl.dumps({"id": request["id"], "method": "POST", "url": url, "headers": headers,
+                                  "body": body}))
+    return len(todo)

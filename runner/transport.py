@@ -1,0 +1,69 @@
+"""One HTTP POST, reduced to what the retry logic and the trace need.
+
+Nothing here raises for network trouble: a timeout or a dropped connection is
+an `Exchange` with `error` set, so every attempt, good or bad, becomes a row in
+the trace's attempt history. `timeout_s` bounds both the wait for any byte and
+the whole response (a server that trickles bytes forever is cut off too).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from runner import RUNNER_VERSION
+
+USER_AGENT = f"seam-runner/{RUNNER_VERSION}"
+CHUNK_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Exchange:
+    started_at: str
+    latency_s: float
+    status: int | None
+    retry_after: str | None
+    body: bytes | None
+    error: str | None
+    timed_out: bool = False
+
+
+def utc_now() -> str:
+    """Wall-clock time for the trace, ISO 8601 in UTC with milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exchange:
+    import requests
+
+    started_at = utc_now()
+    start = time.monotonic()
+
+    def done(**fields) -> Exchange:
+        return Exchange(started_at=started_at, latency_s=round(time.monotonic() - start, 6), **fields)
+
+    try:
+        with session.post(url, headers={"User-Agent": USER_AGENT, **headers}, data=data,
+                          timeout=(timeout_s, timeout_s), stream=True, allow_redirects=False) as response:
+            chunks = []
+            for chunk in response.iter_content(CHUNK_BYTES):
+                chunks.append(chunk)
+                if time.monotonic() - start > timeout_s:
+                    return done(status=None, retry_after=None, body=None, timed_out=True,
+                                error=f"timed out: the response took longer than {timeout_s:g} s")
+            return done(status=response.status_code, retry_after=response.headers.get("Retry-After"),
+                        body=b"".join(chunks), error=None)
+    except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as exc:
+        # urllib3 reports a read timeout inside ConnectionError when it happens mid-body.
+        timed_out = isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc).lower()
+        kind = "timed out" if timed_out else "connection error"
+        return done(status=None, retry_after=None, body=None, timed_out=timed_out,
+                    error=f"{kind}: {_short(exc)}")
+    except requests.exceptions.RequestException as exc:  # e.g. ChunkedEncodingError: body cut short
+        return done(status=None, retry_after=None, body=None, error=f"transfer error: {_short(exc)}")
+
+
+def _short(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 500 else text[:500] + "…"

@@ -1,0 +1,147 @@
+"""`seam.py run` from the command line: selection, --dry-run, exit codes, clear input errors."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from test_runner_fakeserver import config_keys, make_rows, serve, toml_text
+
+import seam
+from common import jsonl
+from runner import traces
+from runner.ask import canonical_body
+
+CONDITIONS = ("clean", "newline", "blank")
+
+
+@pytest.fixture()
+def files(tmp_path):
+    rows = make_rows(12, conditions=CONDITIONS)  # 4 clusters x 3 conditions
+    requests = tmp_path / "requests.jsonl"
+    jsonl.write(requests, rows)
+    return rows, requests, tmp_path / "traces.jsonl"
+
+
+def config_file(tmp_path, server, provider="openai", **keys):
+    path = tmp_path / f"{provider}.toml"
+    path.write_text(toml_text(config_keys(server, provider, **keys)))
+    return path
+
+
+def test_run_writes_traces_and_reports_progress(tmp_path, files, capsys):
+    rows, requests, out = files
+    with serve() as server:
+        code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
+                          "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "run: 12/12 done · ok 12 · unusable 0 · failed 0 · " in err and "req/min · ETA" in err
+    assert f"run: wrote 12 rows to {out} (ok 12, unusable 0, failed 0); 0 already done" in err
+    assert len(traces.final_rows(out)) == 12
+
+
+def test_selection_by_condition_and_cluster_count(tmp_path, files):
+    rows, requests, out = files
+    with serve() as server:
+        code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
+                          "--out", str(out), "--conditions", "clean,blank", "--clusters", "2"])
+    assert code == 0
+    assert sorted(traces.final_rows(out)) == ["synthetic-000/blank", "synthetic-000/clean",
+                                              "synthetic-001/blank", "synthetic-001/clean"]
+
+
+def test_dry_run_prints_exactly_what_a_run_sends_and_sends_nothing(tmp_path, files, capsys, monkeypatch):
+    rows, requests, out = files
+    monkeypatch.delenv("SEAM_TEST_KEY", raising=False)  # a dry run never reads the key
+    with serve() as server:
+        config = config_file(tmp_path, server, "anthropic", api_key_env="SEAM_TEST_KEY")
+        assert seam.main(["run", str(config), "--requests", str(requests), "--dry-run"]) == 0
+        assert server.received == []
+        printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-abcdefgh")
+        assert seam.main(["run", str(config), "--requests", str(requests), "--out", str(out)]) == 0
+    assert [p["id"] for p in printed] == [row["id"] for row in rows]
+    assert all(p["headers"]["x-api-key"] == "${SEAM_TEST_KEY}" for p in printed)
+    sent = {r["raw"]: r for r in server.received}
+    for request in printed:
+        received = sent[canonical_body(request["body"])]  # byte for byte what went over the wire
+        assert server.url + received["path"] == request["url"]
+        assert received["headers"]["anthropic-version"] == request["headers"]["anthropic-version"]
+
+
+def test_dry_run_with_out_shows_only_what_is_left(tmp_path, files, capsys):
+    rows, requests, out = files
+    with serve() as server:
+        config = str(config_file(tmp_path, server))
+        seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--clusters", "3"])
+        capsys.readouterr()
+        seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--dry-run"])
+    printed = [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()]
+    assert printed == [row["id"] for row in rows[9:]]
+
+
+def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkeypatch):
+    rows, requests, out = files
+    monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-abcdefgh")
+    with serve({rows[0]["message"]: ["400"]}) as server:
+        assert seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
+                          "--out", str(out)]) == 1
+    assert "rerun with --retry-failed" in capsys.readouterr().err
+    with serve({row["message"]: ["401"] for row in rows}) as server:
+        config = config_file(tmp_path, server, "gemini", api_key_env="SEAM_TEST_KEY", concurrency=1)
+        code = seam.main(["run", str(config), "--requests", str(requests), "--out",
+                          str(tmp_path / "g.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "seam.py run: error: run stopped early" in err and "SEAM_TEST_KEY" in err
+    assert len(server.received) == 1
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--out", "{tmp}/t.jsonl", "--requests", "{tmp}/bad.jsonl"],
+     r"bad\.jsonl:2: expected a request row with a string 'message'"),
+    (["--requests", "{tmp}/requests.jsonl"], r"--out TRACES\.jsonl is required"),
+    (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--conditions", "native"],
+     r"requests\.jsonl: no rows with condition\(s\) native; the file has blank, clean, newline"),
+    (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--sources", "austen"],
+     r"requests\.jsonl: no rows from source\(s\) austen"),
+    (["--dry-run", "--requests", "{tmp}/missing.jsonl"], r"missing\.jsonl: no such file"),
+])
+def test_input_mistakes_exit_2_naming_file_and_line(tmp_path, files, capsys, args, expected):
+    rows, requests, out = files
+    bad = [rows[0], {key: value for key, value in rows[1].items() if key != "message"}]
+    jsonl.write(tmp_path / "bad.jsonl", bad)
+    with serve() as server:
+        config = config_file(tmp_path, server)
+        code = seam.main(["run", str(config), *[a.format(tmp=tmp_path) for a in args]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("seam.py run: error: "), err
+    assert re.search(expected, err), err
+    assert server.received == []
+
+
+def test_bad_config_exits_2_with_file_and_line(tmp_path, files, capsys):
+    _, requests, _ = files
+    config = tmp_path / "m.toml"
+    config.write_text('name = "x"\nprovider = "openai"\nmodel = "m"\nmax_tokens = "many"\n')
+    assert seam.main(["run", str(config), "--requests", str(requests), "--dry-run"]) == 2
+    assert "m.toml:4: key 'max_tokens' must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, monkeypatch, capsys):
+    from benchmark import dataset
+
+    calls = []
+
+    def fake_request_rows(**filters):
+        calls.append(filters)
+        return make_rows(2)
+
+    monkeypatch.setattr(dataset, "request_rows", fake_request_rows)
+    with serve() as server:
+        code = seam.main(["run", str(config_file(tmp_path, server)), "--dry-run", "--sources", "austen,pyfaq",
+                          "--conditions", "clean", "--clusters", "3"])
+    assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "limit": 3}]
+    assert len(capsys.readouterr().out.splitlines()) == 2

@@ -1,0 +1,137 @@
+"""Model configs: a good one loads with defaults; each mistake names file, line, key and what was expected."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.errors import UserError
+from runner import providers
+from runner.apikey import read_api_key, redact
+from runner.config import load_config
+
+GOOD = """\
+name = "gpt-x-2026-01"
+provider = "openai"
+model = "gpt-x"
+base_url = "https://example.test/v1/"
+api_key_env = "SEAM_TEST_KEY"
+temperature = 0.0
+max_tokens = 4096
+timeout_s = 120
+concurrency = 8
+max_retries = 6
+requests_per_minute = 300
+
+[params]
+seed = 0
+"""
+
+
+def write(tmp_path, text, name="model.toml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_good_config_loads_every_key(tmp_path):
+    config = load_config(write(tmp_path, GOOD))
+    assert (config.name, config.provider, config.model) == ("gpt-x-2026-01", "openai", "gpt-x")
+    assert config.base_url == "https://example.test/v1"  # trailing slash dropped
+    assert (config.temperature, config.max_tokens, config.timeout_s) == (0.0, 4096, 120.0)
+    assert (config.concurrency, config.max_retries, config.requests_per_minute) == (8, 6, 300.0)
+    assert config.params == {"seed": 0}
+    assert config.api_key_env == "SEAM_TEST_KEY"
+
+
+def test_minimal_local_server_config_gets_defaults(tmp_path):
+    config = load_config(write(tmp_path, 'name = "local"\nprovider = "openai"\nmodel = "m"\n'
+                                         'base_url = "http://127.0.0.1:8080/v1"\nmax_tokens = 512\n'))
+    assert config.api_key_env is None and config.temperature is None
+    assert (config.concurrency, config.max_retries, config.timeout_s) == (1, 6, 120.0)
+    assert config.base_url == "http://127.0.0.1:8080/v1"
+
+
+@pytest.mark.parametrize("provider", providers.NAMES)
+def test_default_base_url_per_provider(tmp_path, provider):
+    text = f'name = "x"\nprovider = "{provider}"\nmodel = "m"\nmax_tokens = 5\n'
+    config = load_config(write(tmp_path, text))
+    assert config.base_url == providers.get(provider).DEFAULT_BASE_URL
+    assert config.base_url.startswith("https://")
+
+
+MISTAKES = [  # (old text, new text, the error expected), the file being model.toml
+    ("max_tokens = 4096", "max_tokens = 4096\nmax_token = 3",
+     r":8: unknown key 'max_token'; expected one of name, provider"),
+    ("temperature = 0.0", 'temperature = "0"', r":6: key 'temperature' must be a number >= 0, got a string"),
+    ("concurrency = 8", "concurrency = true", r":9: key 'concurrency' must be an integer .*boolean"),
+    ("concurrency = 8", "concurrency = 2.5", r":9: key 'concurrency' must be an integer"),
+    ("concurrency = 8", "concurrency = 0", r":9: key 'concurrency' must be an integer from 1"),
+    ("max_tokens = 4096", "max_tokens = 0", r":7: key 'max_tokens' must be an integer >= 1"),
+    ("timeout_s = 120", "timeout_s = -1", r":8: key 'timeout_s' must be a number of seconds > 0"),
+    ("temperature = 0.0", "temperature = -0.5", r":6: key 'temperature'"),
+    ('provider = "openai"', 'provider = "cohere"',
+     r":2: key 'provider' must be one of openai, anthropic, gemini, got 'cohere'"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "example.test"', r":4: key 'base_url'"),
+    ('api_key_env = "SEAM_TEST_KEY"', 'api_key_env = "sk-live-123"', r":5: key 'api_key_env' must"),
+    ('name = "gpt-x-2026-01"', 'name = "gpt x/1"', r":1: key 'name' must be a label"),
+    ('model = "gpt-x"\n', "", r": missing required key 'model'"),
+    ("seed = 0", "model = 'other'", r":13: \[params\]: 'model' is already set by the runner"),
+    ("seed = 0", "messages = []", r":13: \[params\]: 'messages' may not be set"),
+    ("seed = 0", "stream = true", r":13: \[params\]: 'stream' may not be set"),
+    ("[params]\nseed = 0", "params = 3", r":13: key 'params' must be a table"),
+    ("max_tokens = 4096", 'max_tokens = 4096\nmax_tokens_field = "max_output"',
+     r":8: key 'max_tokens_field' must"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), MISTAKES)
+def test_config_mistakes_name_file_line_and_expectation(tmp_path, old, new, expected):
+    assert old in GOOD
+    with pytest.raises(UserError, match=r"model\.toml" + expected):
+        load_config(write(tmp_path, GOOD.replace(old, new)))
+
+
+def test_not_toml_and_missing_file(tmp_path):
+    with pytest.raises(UserError, match=r"model\.toml: not valid TOML"):
+        load_config(write(tmp_path, "name = \n"))
+    with pytest.raises(UserError, match=r"nope\.toml: no such model config"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_max_tokens_field_only_for_openai(tmp_path):
+    text = 'name = "x"\nprovider = "anthropic"\nmodel = "m"\nmax_tokens = 5\n'
+    text += 'max_tokens_field = "max_tokens"\n'
+    with pytest.raises(UserError, match=r"model\.toml:5: key 'max_tokens_field' applies to provider 'op"):
+        load_config(write(tmp_path, text))
+    config = load_config(write(tmp_path, text.replace("anthropic", "openai").replace(
+        '"max_tokens"\n', '"max_completion_tokens"\n')))
+    _, _, body = providers.get("openai").build_request(config, "hi")
+    assert body["max_completion_tokens"] == 5 and "max_tokens" not in body
+
+
+def test_gemini_params_merge_into_generation_config_but_never_override(tmp_path):
+    base = 'name = "g"\nprovider = "gemini"\nmodel = "gemini-x"\nmax_tokens = 64\ntemperature = 0.0\n'
+    config = load_config(write(tmp_path, base + "[params.generationConfig]\nseed = 7\n"))
+    _, _, body = providers.get("gemini").build_request(config, "hi")
+    assert body["generationConfig"] == {"maxOutputTokens": 64, "temperature": 0.0, "seed": 7}
+    with pytest.raises(UserError, match=r"'maxOutputTokens' is already set by the runner"):
+        load_config(write(tmp_path, base + "[params.generationConfig]\nmaxOutputTokens = 9\n"))
+    with pytest.raises(UserError, match=r"'systemInstruction' may not be set"):
+        load_config(write(tmp_path, base + "[params.systemInstruction]\ntext = 'be brief'\n"))
+
+
+def test_api_key_comes_from_the_named_variable_only(tmp_path, monkeypatch):
+    config = load_config(write(tmp_path, GOOD))
+    monkeypatch.delenv("SEAM_TEST_KEY", raising=False)
+    with pytest.raises(UserError, match=r"model\.toml: api_key_env names SEAM_TEST_KEY, which is not set"):
+        read_api_key(config)
+    monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-0123456789")
+    assert read_api_key(config) == "sk-test-0123456789"
+    local = load_config(write(tmp_path, GOOD.replace('api_key_env = "SEAM_TEST_KEY"\n', ""), "local.toml"))
+    assert read_api_key(local) is None
+
+
+def test_redact_hides_the_key_but_leaves_short_keys_alone():
+    assert redact("bad key sk-test-0123456789!", "sk-test-0123456789") == "bad key <redacted>!"
+    assert redact("a text with x in it", "x") == "a text with x in it"
+    assert redact("nothing", None) == "nothing"

@@ -1,0 +1,288 @@
+"""A real HTTP server on 127.0.0.1 that speaks the three providers' formats, with scripted faults.
+
+Other runner tests import `serve` from here. The server answers by path
+(/chat/completions: OpenAI, /messages: Anthropic, :generateContent: Gemini) and
+by a per-message script: the k-th time a message arrives it gets the k-th
+behaviour of its script ("ok" once the script runs out). It records every
+request it receives (path, headers, raw body) so tests can check exactly what
+was sent. The tests at the bottom check the fake itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+
+def edited(message: str) -> str:
+    """The fake model's edit: recognisable, and keeps the message's edges (white space included)."""
+    return f"EDITED<{message}>"
+
+
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, script: dict | None, delay_s: float, slow_s: float):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.script = script or {}
+        self.delay_s = delay_s
+        self.slow_s = slow_s
+        self.lock = threading.Lock()
+        self.seen: dict[str, int] = {}
+        self.received: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request, client_address):  # a client that timed out and left: expected here
+        pass
+
+    def behaviour(self, message: str) -> str:
+        with self.lock:
+            count = self.seen.get(message, 0)
+            self.seen[message] = count + 1
+        steps = self.script.get(message, [])
+        return steps[count] if count < len(steps) else "ok"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeServer
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = json.loads(raw)
+        kind = ("openai" if self.path.endswith("/chat/completions") else
+                "anthropic" if self.path.endswith("/messages") else
+                "gemini" if self.path.endswith(":generateContent") else None)
+        message = _message(kind, body)
+        server = self.server
+        with server.lock:
+            server.received.append({"path": self.path, "headers": dict(self.headers), "raw": raw,
+                                    "body": body, "kind": kind})
+            server.in_flight += 1
+            server.max_in_flight = max(server.max_in_flight, server.in_flight)
+        try:
+            self._answer(kind, body, message, server.behaviour(message))
+        finally:
+            with server.lock:
+                server.in_flight -= 1
+
+    def _answer(self, kind, body, message, behaviour):
+        if self.server.delay_s:
+            time.sleep(self.server.delay_s)
+        name, _, arg = behaviour.partition(":")
+        if kind is None:
+            return self._send(404, {"error": "no such endpoint"})
+        if name == "drop":
+            self.close_connection = True
+            return
+        if name == "slow":
+            time.sleep(float(arg or self.server.slow_s))
+            name = "ok"
+        if name == "429":
+            retry_after = formatdate(time.time() + 1, usegmt=True) if arg == "date" else (arg or "0")
+            return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": retry_after})
+        if name.isdigit():
+            # error bodies echo the credentials the client sent, as some real servers do, to test redaction
+            key = (self.headers.get("Authorization") or self.headers.get("x-api-key")
+                   or self.headers.get("x-goog-api-key"))
+            return self._send(int(name), {"error": {"message": f"fault {name}; credentials {key}"}})
+        if name == "malformed":
+            return self._send_raw(200, b'{"choices": [{"message": ')
+        if name == "shape":
+            return self._send(200, {"unexpected": True})
+        return self._send(200, RESPONSES[kind](body, message, name))
+
+    def _send(self, status, payload, headers=None):
+        self._send_raw(status, json.dumps(payload).encode(), headers)
+
+    def _send_raw(self, status, data, headers=None):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _message(kind, body):
+    if kind == "gemini":
+        return body["contents"][0]["parts"][0]["text"]
+    if kind in ("openai", "anthropic"):
+        return body["messages"][0]["content"]
+    return ""
+
+
+def _openai(body, message, name):
+    text = {"empty": "", "truncated": edited(message)[:5], "filter": ""}.get(name, edited(message))
+    finish = {"truncated": "length", "filter": "content_filter"}.get(name, "stop")
+    response = {"id": "chatcmpl-1", "object": "chat.completion", "model": f"served-{body['model']}",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                             "finish_reason": finish}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    if name == "bare":  # a local server: no usage, model reported as a file path
+        del response["usage"]
+        response["model"] = "/models/local-model-q4.gguf"
+    return response
+
+
+def _anthropic(body, message, name):
+    blocks = [{"type": "thinking", "thinking": "hmm", "signature": "x"},
+              {"type": "text", "text": edited(message)[:5] if name == "truncated" else edited(message)}]
+    if name in ("empty", "filter"):
+        blocks = []
+    stop = {"truncated": "max_tokens", "filter": "refusal"}.get(name, "end_turn")
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": f"served-{body['model']}",
+            "content": blocks, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+def _gemini(body, message, name):
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+    if name == "filter":
+        return {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage,
+                "modelVersion": "gemini-served-001"}
+    text = {"empty": "", "truncated": edited(message)[:5]}.get(name, edited(message))
+    finish = "MAX_TOKENS" if name == "truncated" else "STOP"
+    parts = [{"text": "thinking...", "thought": True}, {"text": text}]
+    candidate = {"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}
+    return {"candidates": [candidate],
+            "usageMetadata": usage, "modelVersion": "gemini-served-001", "responseId": "resp-1"}
+
+
+RESPONSES = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini}
+BASE_PATHS = {"openai": "/v1", "anthropic": "/v1", "gemini": "/v1beta"}
+
+
+@contextlib.contextmanager
+def serve(script: dict | None = None, *, delay_s: float = 0.0, slow_s: float = 2.0):
+    """Start a fake server for the duration of a `with` block."""
+    server = FakeServer(script, delay_s, slow_s)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- helpers for the other runner tests ----------------------------------------------------------
+
+BENCHMARK_SHA = "b" * 64
+
+
+def make_rows(count: int, *, conditions=("clean", "newline"), prefix: str = "Fix the typo.") -> list[dict]:
+    """Synthetic request rows (docs/FORMATS.md); clusters of len(conditions) rows each."""
+    rows = []
+    for index in range(count):
+        cluster = f"synthetic-{index // len(conditions):03d}"
+        condition = conditions[index % len(conditions)]
+        comment = "" if condition == "clean" else "btw lunch"
+        message = f"{prefix}\n\ndef f():\n    return {index}  \n{comment}"
+        rows.append({"id": f"{cluster}/{condition}", "cluster": cluster, "source": "synthetic",
+                     "genre": "code", "license": "MIT", "condition": condition, "message": message,
+                     "artifact": "def f(): ...", "comment": None, "comment_id": None, "witness": None,
+                     "proposition": None, "benchmark_sha256": BENCHMARK_SHA})
+    return rows
+
+
+def toml_text(keys: dict) -> str:
+    """A TOML file from top-level keys and tables (enough for model configs)."""
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return json.dumps(v)
+        return repr(v)
+
+    lines, tables = [], []
+    for key, v in keys.items():
+        if isinstance(v, dict):
+            tables.append((key, v))
+        else:
+            lines.append(f"{key} = {value(v)}")
+
+    def table(name, items):
+        out = [f"[{name}]"]
+        nested = []
+        for key, v in items.items():
+            if isinstance(v, dict):
+                nested.append((f"{name}.{key}", v))
+            else:
+                out.append(f"{key} = {value(v)}")
+        for sub in nested:
+            out.extend(table(*sub))
+        return out
+
+    for name, items in tables:
+        lines.extend(table(name, items))
+    return "\n".join(lines) + "\n"
+
+
+def config_keys(server, provider: str = "openai", **overrides) -> dict:
+    keys = {"name": f"fake-{provider}", "provider": provider, "model": "fake-model",
+            "base_url": server.url + BASE_PATHS[provider], "temperature": 0.0, "max_tokens": 256,
+            "timeout_s": 5, "concurrency": 2, "max_retries": 3}
+    keys.update(overrides)
+    return {key: value for key, value in keys.items() if value is not None}
+
+
+def write_config(path, server, provider: str = "openai", **overrides):
+    """Write a model config for the fake server and load it."""
+    from runner.config import load_config
+
+    path.write_text(toml_text(config_keys(server, provider, **overrides)), encoding="utf-8")
+    return load_config(path)
+
+
+# --- the fake itself --------------------------------------------------------------------------------
+
+def _post(url, payload, headers=None):
+    import requests
+
+    return requests.post(url, json=payload, headers=headers or {}, timeout=5)
+
+
+CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_fake_answers_each_provider_format():
+    with serve() as server:
+        openai = _post(server.url + "/v1/chat/completions", CHAT).json()
+        anthropic = _post(server.url + "/v1/messages", CHAT).json()
+        gemini = _post(server.url + "/v1beta/models/m:generateContent",
+                       {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}).json()
+    assert openai["choices"][0]["message"]["content"] == "EDITED<hi>"
+    assert anthropic["content"][-1]["text"] == "EDITED<hi>"
+    assert gemini["candidates"][0]["content"]["parts"][-1]["text"] == "EDITED<hi>"
+    assert [r["kind"] for r in server.received] == ["openai", "anthropic", "gemini"]
+
+
+def test_fake_follows_its_script_then_answers_ok():
+    with serve({"hi": ["500", "429:7"]}) as server:
+        statuses = [_post(server.url + "/v1/chat/completions", CHAT) for _ in range(3)]
+    assert [r.status_code for r in statuses] == [500, 429, 200]
+    assert statuses[1].headers["Retry-After"] == "7"
+
+
+def test_fake_drops_the_connection():
+    import requests
+
+    with serve({"hi": ["drop"]}) as server, pytest.raises(requests.exceptions.ConnectionError):
+        _post(server.url + "/v1/chat/completions", CHAT)
