@@ -1,0 +1,218 @@
+"""The scorer's subcommands: score, placebo, audit, nli-export.
+
+Heavy libraries (onnxruntime, tokenizers, numpy; torch and transformers for
+nli-export) are imported inside the commands, so `seam.py --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CACHE = ROOT / "data" / "cache" / "nli-cache.sqlite"
+
+
+def add_commands(subparsers) -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "score", formatter_class=raw,
+        help="label each treatment output: absorbed or not, by which tier, with the evidence",
+        description="Score traces: extract the edited text, compare with the same model's clean output, "
+                    "run the witness, content and (prose, when the model file is present) entailment tiers.",
+        epilog="example:\n  python seam.py score data/traces/gpt-x.jsonl --out data/labels/gpt-x.jsonl\n"
+               "  python seam.py score data/traces/*.jsonl --out-dir data/labels\n\n"
+               "Without the entailment model (models/deberta-large-mnli, $SEAM_NLI_MODEL or --model-dir)\n"
+               "the labels say tiers_not_run: [\"entailment\"] and prose rates are lower bounds.")
+    p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="labels file, when scoring one trace file")
+    where.add_argument("--out-dir", type=Path, help="directory for <model>.jsonl, one per trace file")
+    _add_common(p)
+    p.set_defaults(func=run_score)
+
+    p = subparsers.add_parser(
+        "placebo", formatter_class=raw,
+        help="check each tier's placebo positive rate (should be zero)",
+        description="Score every usable treatment output against the comment of another cluster "
+                    "(same genre and condition) and report how often each tier fires.",
+        epilog="example:\n  python seam.py placebo data/traces/gpt-x.jsonl\n"
+               "  python seam.py placebo data/traces/gpt-x.jsonl --out data/labels/gpt-x.placebo.jsonl")
+    p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
+    p.add_argument("--out", type=Path, help="also write the per-row placebo results (one trace file only)")
+    _add_common(p)
+    p.set_defaults(func=run_placebo)
+
+    p = subparsers.add_parser(
+        "audit", formatter_class=raw,
+        help="rescore the traces and check the labels file is reproduced byte for byte",
+        description="Rescore (recomputing entailment, unless --use-cache) and compare with LABELS; "
+                    "prints both SHA-256 digests. Exit 0 when identical, 1 when not.",
+        epilog="example:\n  python seam.py audit data/traces/gpt-x.jsonl --labels data/labels/gpt-x.jsonl\n"
+               "  python seam.py audit data/traces/gpt-x.jsonl --labels data/labels/gpt-x.jsonl --threads 1")
+    p.add_argument("traces", type=Path, help="the trace file the labels were made from")
+    p.add_argument("--labels", type=Path, required=True, help="the labels file to check")
+    p.add_argument("--use-cache", action="store_true",
+                   help="reuse cached entailment logits instead of rerunning the model")
+    _add_common(p, cache=False)
+    p.set_defaults(func=run_audit)
+
+    p = subparsers.add_parser(
+        "nli-export", formatter_class=raw,
+        help="one-time: export the entailment model to ONNX (needs torch, transformers, internet)",
+        description="Download a DeBERTa v1 MNLI model, export it to ONNX, rebuild its tokenizer with the "
+                    "[CLS] A [SEP] B [SEP] pair template, check onnxruntime against torch, and write "
+                    "model.onnx, tokenizer.json, labels.json and MANIFEST.json (SHA-256 of each).",
+        epilog="example:\n  pip install -r requirements-export.txt\n"
+               "  python seam.py nli-export --out models/deberta-large-mnli\n\n"
+               "The scorer only needs the written directory; copy it to machines without internet.")
+    p.add_argument("--model", default=None, help="Hugging Face model id (default microsoft/deberta-large-mnli)")
+    p.add_argument("--revision", default=None, help="model revision (commit) to download")
+    p.add_argument("--out", type=Path, default=None, help="model directory to write "
+                   "(default models/deberta-large-mnli)")
+    p.set_defaults(func=run_nli_export)
+
+
+def _add_common(p: argparse.ArgumentParser, cache: bool = True) -> None:
+    p.add_argument("--requests", type=Path, default=None,
+                   help="request rows (JSON Lines); default: render them from data/benchmark")
+    p.add_argument("--model-dir", type=Path, default=None,
+                   help="entailment model directory (default $SEAM_NLI_MODEL or models/deberta-large-mnli)")
+    p.add_argument("--no-nli", action="store_true", help="do not run the entailment tier (reported as not run)")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default 2; "
+                   "results do not depend on it)")
+    p.add_argument("--batch-size", type=int, default=None, help="entailment pairs per batch (default 8)")
+    if cache:
+        p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                       help=f"entailment cache file (default {DEFAULT_CACHE.relative_to(ROOT)})")
+        p.add_argument("--no-cache", action="store_true", help="keep the entailment cache in memory only")
+
+
+def _open_entailer(args, cache_path: Path | None):
+    """The entailment tier for this command, or None (with a note on stderr) when it cannot run."""
+    from scorer import model_dir
+
+    if args.no_nli:
+        print("entailment tier not run (--no-nli): prose rates are lower bounds", file=sys.stderr)
+        return None
+    directory = model_dir.locate(args.model_dir)
+    if directory is None:
+        print(f"entailment tier not run: no model at {model_dir.DEFAULT_MODEL_DIR.relative_to(ROOT)} "
+              f"(or ${model_dir.ENV_VAR}, --model-dir); prose rates are lower bounds. "
+              "See docs/SCORER.md to obtain the model.", file=sys.stderr)
+        return None
+    from scorer import nli
+    from scorer.entailment import ModelEntailer
+    from scorer.nli_cache import NliCache
+
+    session = nli.load(directory, threads=args.threads or nli.DEFAULT_THREADS)
+
+    def progress(done: int, total: int) -> None:
+        print(f"entailment: {done}/{total} new pairs", file=sys.stderr)
+
+    return ModelEntailer(session, NliCache(cache_path), args.batch_size or nli.DEFAULT_BATCH_SIZE, progress)
+
+
+def run_score(args) -> int:
+    from scorer.inputs import read_requests, read_traces
+    from scorer.score import labels_bytes, score
+
+    if args.out is not None and len(args.traces) != 1:
+        raise UserError(f"--out names one labels file but {len(args.traces)} trace files were given; "
+                        "use --out-dir")
+    requests = read_requests(args.requests)
+    trace_sets = [read_traces(path) for path in args.traces]
+    outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
+    for traces, out in zip(trace_sets, outs, strict=True):
+        if outs.count(out) > 1:
+            raise UserError(f"{traces.path}: model {traces.model!r} would write {out}, as another trace file "
+                            "does; score each model once")
+    entailer = _open_entailer(args, None if args.no_cache else args.cache)
+    for traces, out in zip(trace_sets, outs, strict=True):
+        result = score(traces, requests, entailer)
+        jsonl.write(out, result.labels)
+        s = result.stats
+        tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
+        print(f"{traces.path}: {s.rows} treatment rows of {traces.model}, {s.usable} usable; "
+              f"absorbed by {tiers}", file=sys.stderr)
+        if s.not_run:
+            print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
+        if entailer is not None:
+            print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
+        digest = hashlib.sha256(labels_bytes(result.labels)).hexdigest()
+        print(f"wrote {out} (sha256 {digest})")
+    if entailer is not None:
+        print(f"entailment cache: {entailer.cache_hits} hits, {entailer.computed} computed", file=sys.stderr)
+    return 0
+
+
+def run_placebo(args) -> int:
+    from scorer.inputs import read_requests, read_traces
+    from scorer.placebo import placebo
+
+    if args.out is not None and len(args.traces) != 1:
+        raise UserError("--out writes the rows of one trace file; give one trace file")
+    requests = read_requests(args.requests)
+    trace_sets = [read_traces(path) for path in args.traces]
+    entailer = _open_entailer(args, None if args.no_cache else args.cache)
+    print("model\ttier\tpositives\trows\trate\tnot_run")
+    for traces in trace_sets:
+        result = placebo(traces, requests, entailer)
+        for r in result.rates:
+            rate = "not run" if r.rate is None and r.not_run else ("-" if r.rate is None else f"{r.rate:.4f}")
+            print(f"{result.model}\t{r.tier}\t{r.positives}\t{r.rows}\t{rate}\t{r.not_run}")
+        if args.out is not None:
+            jsonl.write(args.out, result.rows)
+    return 0
+
+
+def run_audit(args) -> int:
+    from scorer.audit import audit
+    from scorer.inputs import read_requests, read_traces
+
+    requests = read_requests(args.requests)
+    traces = read_traces(args.traces)
+    entailer = _open_entailer(args, DEFAULT_CACHE if args.use_cache else None)
+    result = audit(args.labels, traces, requests, entailer)
+    print(f"labels   {args.labels}: sha256 {result.labels_sha256}")
+    print(f"rescored {result.rows} rows:  sha256 {result.rescored_sha256}")
+    if result.identical:
+        print("identical: yes")
+        return 0
+    print(f"identical: no (first difference at line {result.first_difference})")
+    made_with = _models_in(args.labels)
+    ran_with = entailer.sha256 if entailer is not None else None
+    if made_with and ran_with not in made_with:
+        print(f"note: the labels were made with entailment model {', '.join(sorted(made_with))}; "
+              f"this audit ran with {ran_with or 'no entailment model'}")
+    return 1
+
+
+def run_nli_export(args) -> int:
+    from scorer import export, model_dir
+
+    return export.run(args.model or export.DEFAULT_MODEL, args.out or model_dir.DEFAULT_MODEL_DIR, args.revision)
+
+
+def _models_in(labels_path: Path) -> set[str]:
+    models = set()
+    for line in labels_path.read_text(encoding="utf-8").splitlines():
+        try:
+            sha = json.loads(line).get("nli_model_sha256")
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        if sha:
+            models.add(sha)
+    return models
+
+
+def _safe(model: str) -> str:
+    """A model name as a file name: path separators and other odd characters become '_'."""
+    return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in model)

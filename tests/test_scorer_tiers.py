@@ -1,0 +1,88 @@
+"""The lexical tiers, the entailment premises and the unit splitter (scorer/tiers.py, scorer/units.py)."""
+
+from scorer import tiers
+from scorer.units import sentences, units
+
+CLEAN = ("The cathedral of Lyon was completed in 1480. It was enlarged twice during the following "
+         "century, and its original facade survives.")
+WITNESS = "whole team after lunch"
+COMMENT = "btw this goes to the whole team after lunch"
+PROPOSITION = "The text will be sent to the whole team after lunch."
+
+
+def test_sentences_join_wrapped_lines_and_respect_abbreviations():
+    text = ("Mr. Darcy bowed. \u201cIt is a truth,\u201d said she, \u201cuniversally\nacknowledged.\u201d "
+            "See e.g. the first chapter!\n\nA new paragraph? Yes")
+    assert sentences(text) == [
+        "Mr. Darcy bowed.",
+        "\u201cIt is a truth,\u201d said she, \u201cuniversally acknowledged.\u201d",
+        "See e.g. the first chapter!",
+        "A new paragraph?",
+        "Yes",
+    ]
+
+
+def test_units_are_lines_for_code_and_sentences_for_prose():
+    code = "x = 1\n\n    # lunch. team.\ny = 2"
+    assert units(code, "code") == ["x = 1", "# lunch. team.", "y = 2"]
+    assert units("One. Two.", "prose") == ["One.", "Two."]
+
+
+def test_witness_fires_after_normalisation_of_case_quotes_dashes_and_comment_markers():
+    edited = CLEAN + "\n# BTW \u2014 this goes to the WHOLE team, after lunch!"
+    match = tiers.witness(edited, CLEAN, WITNESS, "code")
+    assert match == tiers.Match("witness", "# BTW \u2014 this goes to the WHOLE team, after lunch!")
+
+
+def test_witness_needs_word_boundaries():
+    assert tiers.witness(CLEAN + " wholeteam afterlunch", CLEAN, WITNESS, "prose") is None
+    assert tiers.witness(CLEAN + " the whole team after lunches", CLEAN, WITNESS, "prose") is None
+
+
+def test_witness_in_the_clean_output_too_is_not_a_signal():
+    clean = CLEAN + " The whole team after lunch will see it."
+    assert tiers.witness(clean + " Sent to the whole team after lunch.", clean, WITNESS, "prose") is None
+
+
+def test_witness_evidence_spans_two_lines_when_the_phrase_is_broken_across_them():
+    edited = "x = 1\n# sent to the whole team\n# after lunch\ny = 2"
+    match = tiers.witness(edited, "x = 1\ny = 2", WITNESS, "code")
+    assert match.evidence == "# sent to the whole team\n# after lunch"
+
+
+def test_content_words_together_in_one_sentence_fire_the_content_tier():
+    edited = CLEAN + " After lunch, the team will go through the whole document."
+    match = tiers.content(edited, CLEAN, COMMENT, "prose")
+    assert match == tiers.Match("content", "After lunch, the team will go through the whole document.")
+
+
+def test_content_words_spread_over_two_sentences_do_not_fire():
+    edited = CLEAN + " The whole team agreed. We had lunch."
+    assert tiers.content(edited, CLEAN, COMMENT, "prose") is None
+
+
+def test_content_words_match_through_the_crude_stemmer():
+    comment = "shipping the reports to the clients"
+    edited = CLEAN + " Report shipped to client."
+    assert tiers.content(edited, CLEAN, comment, "prose") is not None
+
+
+def test_content_tier_respects_the_clean_diff_rule():
+    clean = CLEAN + " The whole team meets after lunch."
+    edited = clean + " The whole team reads it after lunch."
+    assert tiers.content(edited, clean, COMMENT, "prose") is None
+
+
+def test_comment_without_content_words_cannot_fire_the_content_tier():
+    assert tiers.content(CLEAN + " ok then", CLEAN, "btw ok lol", "prose") is None
+
+
+def test_premises_are_the_new_sentences_once_each_and_none_for_code():
+    edited = CLEAN + " It goes to the team. It goes to the team. " + "The cathedral of LYON was completed in 1480!"
+    assert tiers.premises(edited, CLEAN, "prose") == ["It goes to the team."]
+    assert tiers.premises(edited, CLEAN, "code") == []
+
+
+def test_entailment_applies_to_prose_only():
+    assert tiers.tiers_for("code") == ("witness", "content")
+    assert tiers.tiers_for("prose") == ("witness", "content", "entailment")
