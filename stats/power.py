@@ -1,0 +1,59 @@
+"""Resolution: the smallest paired difference the design can detect.
+
+For a paired design with n pairs and discordance rate psi = (b + c) / n, the
+usual normal approximation to McNemar's test (conditioning on the discordant
+pairs) detects a difference delta = (b - c) / n with power 1 - beta at two-sided
+level alpha when
+
+    delta = (z_{1 - alpha/2} + z_{1 - beta}) * sqrt(psi / n).
+
+Here alpha is Holm's strictest threshold, 0.05 divided by the number of models
+tested, because the first model Holm tests must pass exactly that. This form
+drops the -delta^2 term of Connor's (1987) variance, sqrt(psi - delta^2), so it
+is slightly conservative (it reports a slightly larger resolution). With 20
+models, 300 pairs and psi = 0.27 it gives 11.6 percentage points, the figure the
+original benchmark reported.
+
+Connor RJ (1987). Sample size for testing differences in proportions for the
+paired-sample design. Biometrics 43:207-211. Miettinen OS (1968). The matched
+pairs design in the case of all-or-none responses. Biometrics 24:339-352.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+from stats.rates import NAN
+
+
+@dataclass(frozen=True)
+class Resolution:
+    n_pairs: int
+    discordance: float
+    tests: int  # family size (number of models)
+    alpha: float  # family-wise level
+    threshold: float  # alpha / tests: Holm's strictest per-test level
+    power: float
+    statistic: float  # the smallest detectable difference, as a proportion
+
+
+def detectable_difference(n_pairs: int, discordance: float, *, tests: int = 1, alpha: float = 0.05,
+                          power: float = 0.8) -> Resolution:
+    """The smallest |p1 - p2| detectable two-sided at alpha/tests with the given power."""
+    if tests < 1:
+        raise ValueError(f"tests must be at least 1, got {tests}")
+    if not 0 <= discordance <= 1:
+        raise ValueError(f"discordance must lie in [0, 1], got {discordance}")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise ValueError(f"alpha and power must lie strictly between 0 and 1, got {alpha}, {power}")
+    if n_pairs < 0:
+        raise ValueError(f"n_pairs must be non-negative, got {n_pairs}")
+    threshold = alpha / tests
+    if n_pairs == 0:
+        value = NAN
+    else:
+        normal = NormalDist()
+        value = (normal.inv_cdf(1 - threshold / 2) + normal.inv_cdf(power)) * math.sqrt(discordance / n_pairs)
+    return Resolution(n_pairs, discordance, tests, alpha, threshold, power, value)

@@ -1,0 +1,207 @@
+"""The tables end to end: values against direct counts, gaps reported, same labels -> same bytes."""
+
+import csv
+import io
+import math
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import seam
+from common import jsonl
+from stats.holm import holm_adjust
+from stats.labels import build_label_set
+from stats.paired import mcnemar_exact
+from stats.render import latex_escape
+from stats.synthetic import synthetic_labels
+from stats.tables import Options, build_report
+
+
+def label(model, cluster, condition, absorbed, *, source="humaneval", genre="code", comment="casual-00",
+          usable=True, not_run=()):
+    return {"model": model, "cluster": cluster, "condition": condition, "source": source, "genre": genre,
+            "comment_id": comment, "usable": usable, "absorbed": absorbed if usable else None,
+            "tier": None, "evidence": None, "reason": None, "tiers_run": [], "tiers_not_run": list(not_run)}
+
+
+def report_of(rows, **options):
+    labels = build_label_set((f"mem:{i + 1}", r) for i, r in enumerate(rows))
+    return build_report(labels, Options(resamples=50, **options))
+
+
+def table(report, name):
+    return next(t for t in report.tables if t.name == name)
+
+
+def csv_rows(report, name):
+    from stats.render import to_csv
+    return list(csv.DictReader(io.StringIO(to_csv(table(report, name)))))
+
+
+def run_cli(*argv):
+    return seam.main(["tables", *map(str, argv)])
+
+
+def test_cli_writes_every_table_and_required_columns(tmp_path, capsys):
+    jsonl.write(tmp_path / "labels.jsonl", synthetic_labels(3, 36, comments=6, seed=3))
+    assert run_cli(tmp_path / "labels.jsonl", "--out", tmp_path / "out", "--resamples", 200) == 0
+    names = {p.name for p in (tmp_path / "out").iterdir()}
+    for stem in ("rates", "contrasts", "sources", "clusters", "cluster_extremes", "resampling", "resolution"):
+        assert {f"{stem}.csv", f"{stem}.md", f"{stem}.tex"} <= names
+    assert {"rates.svg", "notes.md", "provenance.json"} <= names
+    header = (tmp_path / "out" / "rates.csv").read_text().splitlines()[0].split(",")
+    assert header[:7] == ["model", "condition", "n", "absorbed", "rate", "ci_low", "ci_high"]
+    header = (tmp_path / "out" / "contrasts.csv").read_text().splitlines()[0].split(",")
+    assert header[:12] == ["model", "contrast", "n_pairs", "b", "c", "diff", "ci_low", "ci_high", "p_mcnemar",
+                           "p_permutation", "p_holm", "significant"]
+    assert "wrote 24 files" in capsys.readouterr().out
+
+
+def test_same_labels_give_the_same_bytes_whatever_the_file_split(tmp_path):
+    rows = synthetic_labels(4, 48, comments=8, seed=5)
+    jsonl.write(tmp_path / "one" / "all.jsonl", rows)
+    shuffled = rows[:]
+    random.Random(1).shuffle(shuffled)
+    jsonl.write(tmp_path / "two" / "a.jsonl", shuffled[:100])
+    jsonl.write(tmp_path / "two" / "b.jsonl", shuffled[100:])
+    assert run_cli(tmp_path / "one", "--out", tmp_path / "out1", "--resamples", 100) == 0
+    assert run_cli(tmp_path / "one", "--out", tmp_path / "out2", "--resamples", 100) == 0
+    assert run_cli(tmp_path / "two", "--out", tmp_path / "out3", "--resamples", 100) == 0
+    files = sorted(p.name for p in (tmp_path / "out1").iterdir())
+    for other in ("out2", "out3"):
+        assert sorted(p.name for p in (tmp_path / other).iterdir()) == files
+        for name in files:
+            assert (tmp_path / other / name).read_bytes() == (tmp_path / "out1" / name).read_bytes(), name
+    # the seed is recorded, and a different seed changes only what depends on it
+    assert run_cli(tmp_path / "one", "--out", tmp_path / "out4", "--resamples", 100, "--seed", 99) == 0
+    assert '"seed":99' in (tmp_path / "out4" / "provenance.json").read_text()
+    assert (tmp_path / "out4" / "rates.csv").read_bytes() == (tmp_path / "out1" / "rates.csv").read_bytes()
+
+
+def test_rates_against_direct_counts():
+    rows = [label("m", f"humaneval-{i:03d}", "newline", i < 3) for i in range(10)]
+    rows += [label("m", "humaneval-010", "newline", True, usable=False)]
+    (rate,) = csv_rows(report_of(rows), "rates")
+    assert (rate["n"], rate["absorbed"], rate["rate"]) == ("10", "3", "0.300000")
+    # Wilson 3/10: centre (3 + z^2/2)/(10 + z^2)
+    z2 = 1.959963984540054 ** 2
+    half = math.sqrt(z2) * math.sqrt(3 * 7 / 10 + z2 / 4) / (10 + z2)
+    assert float(rate["ci_low"]) == pytest.approx((3 + z2 / 2) / (10 + z2) - half, abs=1e-6)
+
+
+def test_single_pair_and_no_discordant_pairs():
+    rows = [label("m", "humaneval-000", "newline", True), label("m", "humaneval-000", "boundary", False),
+            label("m", "humaneval-000", "blank", True)]
+    contrasts = {r["contrast"]: r for r in csv_rows(report_of(rows), "contrasts")}
+    one = contrasts["newline vs boundary"]
+    assert (one["n_pairs"], one["b"], one["c"], one["diff"]) == ("1", "1", "0", "1.000000")
+    assert one["p_mcnemar"] == one["p_permutation"] == one["p_holm"] == "1"
+    assert one["significant"] == "false"
+    none = contrasts["newline vs blank"]
+    assert (none["b"], none["c"], none["diff"], none["p_mcnemar"]) == ("0", "0", "0.000000", "1")
+    assert float(none["ci_low"]) < 0 < float(none["ci_high"])
+
+
+def test_missing_condition_is_reported_and_left_out_of_holm():
+    rows = []
+    for model in ("a", "b", "c"):
+        for i in range(20):
+            rows.append(label(model, f"humaneval-{i:03d}", "newline", i < 15))
+            if model != "c":  # model c never ran boundary
+                rows.append(label(model, f"humaneval-{i:03d}", "boundary", i < (2 if model == "a" else 9)))
+    report = report_of(rows)
+    rates = {(r["model"], r["condition"]): r for r in csv_rows(report, "rates")}
+    assert rates[("c", "boundary")]["n"] == "0" and rates[("c", "boundary")]["rate"] == ""
+    contrasts = {r["model"]: r for r in csv_rows(report, "contrasts")
+                 if r["contrast"] == "newline vs boundary"}
+    assert contrasts["c"]["n_pairs"] == "0"
+    assert contrasts["c"]["p_holm"] == contrasts["c"]["significant"] == contrasts["c"]["diff"] == ""
+    # the Holm family is the two models with pairs
+    raw = [mcnemar_exact(13, 0), mcnemar_exact(6, 0)]
+    assert [float(contrasts[m]["p_holm"]) for m in "ab"] == pytest.approx(holm_adjust(raw), rel=1e-5)
+    assert any("Model c has no labels for condition(s): boundary" in n for n in report.notes)
+    from stats.render import to_markdown
+    assert "Model c has no labels for condition(s): boundary" in to_markdown(table(report, "contrasts"))
+
+
+def test_contrast_with_an_absent_condition_is_skipped_with_a_note():
+    rows = [label("m", f"humaneval-{i:03d}", c, i % 2 == 0) for i in range(6) for c in ("newline", "blank")]
+    report = report_of(rows)
+    contrasts = {r["contrast"] for r in csv_rows(report, "contrasts")}
+    assert contrasts == {"newline vs blank"}
+    assert any(n.startswith("Contrast newline vs native not computed") for n in report.notes)
+    assert "Not computed" in table(report, "resampling").notes[0]
+
+
+def test_entailment_note_only_when_a_prose_label_lacked_it():
+    def rows(not_run):
+        return [label("m", f"austen-{i:03d}", c, i == 0, source="austen", genre="prose", not_run=not_run)
+                for i in range(4) for c in ("newline", "boundary")]
+    from stats.render import to_latex, to_markdown
+    with_gap = report_of(rows(["entailment"]))
+    for t in with_gap.tables:
+        assert "lexical-only lower bounds" in to_markdown(t)
+        assert "lexical-only lower bounds" in to_latex(t)
+    assert csv_rows(with_gap, "rates")[0]["entailment_not_run"] == "4"
+    assert with_gap.provenance["entailment_not_run_models"] == ["m"]
+    complete = report_of(rows([]))
+    assert not any("lexical-only" in to_markdown(t) for t in complete.tables)
+
+
+def test_source_table_pools_newline_and_blank():
+    rows = []
+    for i in range(4):
+        rows.append(label("m", f"humaneval-{i:03d}", "newline", i < 1))
+        rows.append(label("m", f"humaneval-{i:03d}", "blank", i < 3))
+        rows.append(label("m", f"humaneval-{i:03d}", "boundary", True))  # not pooled
+        rows.append(label("m", f"austen-{i:03d}", "newline", False, source="austen", genre="prose"))
+    by_source = {r["source"]: r for r in csv_rows(report_of(rows), "sources")}
+    assert (by_source["humaneval"]["n"], by_source["humaneval"]["absorbed"]) == ("8", "4")
+    assert (by_source["austen"]["n"], by_source["austen"]["absorbed"]) == ("4", "0")
+    assert list(by_source) == ["humaneval", "austen"]  # code sources before prose
+
+
+def test_cluster_counts_and_extremes():
+    rows = []
+    for model in ("a", "b", "c"):
+        rows.append(label(model, "humaneval-000", "newline", True))
+        rows.append(label(model, "humaneval-001", "newline", model == "a"))
+        rows.append(label(model, "humaneval-002", "newline", False))
+    report = report_of(rows, top=1)
+    clusters = {r["cluster"]: r for r in csv_rows(report, "clusters")}
+    middle = clusters["humaneval-001"]
+    assert (middle["newline_absorbed"], middle["newline_models"]) == ("1", "3")
+    extremes = csv_rows(report, "cluster_extremes")
+    assert [(r["end"], r["cluster"]) for r in extremes] == [("most", "humaneval-000"),
+                                                            ("least", "humaneval-002")]
+
+
+def test_figure_is_valid_svg_with_one_marker_per_rate():
+    rows = [label(m, f"humaneval-{i:03d}", c, i % 2 == 0) for m in ("x&y", "<z>") for i in range(4)
+            for c in ("newline", "blank", "boundary")]
+    rows = [r for r in rows if not (r["model"] == "<z>" and r["condition"] == "blank")]
+    svg = report_of(rows).figure
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text for t in root.iter(f"{ns}text")]
+    assert "x&y" in texts and "<z>" in texts
+    # legend (3) + points: x&y has 3 conditions, <z> has 2
+    markers = len(list(root.iter(f"{ns}circle"))) + len(list(root.iter(f"{ns}rect"))) - 1  # minus background
+    markers += len(list(root.iter(f"{ns}polygon")))
+    assert markers == 3 + 5
+
+
+def test_latex_escapes_special_characters():
+    assert latex_escape("gpt_4 & 50% #1 <0.001") == r"gpt\_4 \& 50\% \#1 $<$0.001"
+
+
+def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
+    assert run_cli(tmp_path / "nope.jsonl", "--out", tmp_path / "o") == 2
+    assert "nope.jsonl: no such file" in capsys.readouterr().err
+    jsonl.write(tmp_path / "l.jsonl", synthetic_labels(1, 6, comments=2))
+    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--resamples", 0) == 2
+    assert "--resamples must be at least 1" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "file") == 2
+    assert "not a directory" in capsys.readouterr().err
