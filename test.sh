@@ -6,8 +6,8 @@ cd "$(dirname "$0")"
 source scripts/venv.sh requirements.txt requirements-dev.txt requirements-build.txt
 bash scripts/fetch_debian_sources.sh
 echo "== rebuild check: data/benchmark regenerated from the source packages"
-python seam.py build --verify
+"$PY" seam.py build --verify
 echo "== lint"
-python -m ruff check .
+"$PY" -m ruff check .
 echo "== tests"
-python -m pytest -q "$@"
+"$PY" -m pytest -q "$@"

@@ -10,7 +10,10 @@
 # repository in $SEAM_LLAMA_CACHE (default ~/.cache/seam/llama).
 #
 # Flags and why:
-#   --threads 2 --threads-batch 2   the machine's two cores, fixed, so the arithmetic is the same every run
+#   --threads 1 --threads-batch 1   fixed, so the arithmetic is the same every run; one thread, because on a
+#                                   2-core machine shared with other work, two llama.cpp threads spin-wait on
+#                                   each other: measured here, 215 tokens took 190 s with 2 threads under load,
+#                                   while 1 thread kept 72 tokens/s under the same load
 #   --parallel 1                    one slot: requests are answered one at a time, never batched together
 #   --ctx-size 8192                 the longest benchmark prompt plus the output limit fits
 #   --no-webui                      nothing but the API
@@ -48,7 +51,7 @@ echo "server: $("$server" --version 2>&1 | head -n 1)"
 
 log="$cache/server-$PORT.log"
 "$server" --model "$gguf" --host 127.0.0.1 --port "$PORT" \
-  --threads 2 --threads-batch 2 --parallel 1 --ctx-size 8192 --no-webui > "$log" 2>&1 &
+  --threads 1 --threads-batch 1 --parallel 1 --ctx-size 8192 --no-webui > "$log" 2>&1 &
 pid=$!
 echo "$pid" > "$cache/server-$PORT.pid"
 for _ in $(seq 1 60); do

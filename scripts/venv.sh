@@ -1,13 +1,20 @@
 # Sourced by test.sh and reproduce.sh: create .venv on first use, install the
-# requirement files named as arguments, and activate it. Re-installs only when a
-# requirements file changed since the last install (a stamp holds their hash).
+# requirement files named as arguments, activate it, and export PY (the python to use).
+# Re-installs only when a requirements file changed since the last install (a stamp
+# holds their hash). With SEAM_NO_VENV=1 the current python3 is used as it is, with
+# nothing installed (the tests run reproduce.sh on a copy of the repository so).
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "${SEAM_NO_VENV:-}" = 1 ]; then
+  export PY="${PYTHON:-python3}"
+  return 0
+fi
 if [ ! -x .venv/bin/python ]; then
   echo "creating .venv with $(python3 --version)"
   python3 -m venv .venv
 fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
+export PY=python
 stamp=".venv/.seam-installed-$(cat "$@" | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   for file in "$@"; do

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Regenerate every released label and table from the released traces, and compare them
+# with the released files byte for byte. Exit 0 only when everything matches.
+#
+#   ./reproduce.sh
+#
+# Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
+# data/labels/ (the determinism audit); 3 regenerate data/tables/ and compare; 4 summarise.
+# The entailment tier runs only if the released labels were made with it (and the model is
+# then required); otherwise both sides are lexical-only and the script says so.
+set -euo pipefail
+cd "$(dirname "$0")"
+source scripts/venv.sh requirements.txt
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+started_all=$SECONDS
+
+step() {  # step "title" command...: run, report ok/FAILED and the time taken
+  local title=$1; shift
+  local t0=$SECONDS
+  echo "== $title"
+  if "$@"; then
+    echo "   ok ($((SECONDS - t0)) s)"
+  else
+    echo "   FAILED ($((SECONDS - t0)) s)"
+    failures=$((failures + 1))
+  fi
+}
+
+step "1. benchmark: counts, invariants, collisions, checksums (seam.py check)" "$PY" seam.py check
+
+shopt -s nullglob
+traces=(data/traces/*.jsonl)
+if [ ${#traces[@]} -eq 0 ]; then
+  echo "no released trace sets in data/traces/: nothing to rescore"
+fi
+mkdir -p "$work/labels" "$work/tables"
+for trace in "${traces[@]}"; do
+  name=$(basename "$trace")
+  released="data/labels/$name"
+  tiers=$("$PY" scripts/released_tiers.py "$released")
+  if [ "$tiers" = lexical ]; then
+    echo "   $name: released labels are lexical-only (entailment not run); rescoring the same way"
+    nli=(--no-nli)
+  else
+    echo "   $name: released labels include the entailment tier; the model is needed to rescore them"
+    nli=()
+  fi
+  step "2. rescore $trace and compare with $released" \
+    bash -c '"$PY" seam.py score "$1" --out "$2" "${@:4}" && "$PY" scripts/compare.py "$3" "$2"' _ \
+    "$trace" "$work/labels/$name" "$released" "${nli[@]}"
+done
+
+if [ -d data/tables ]; then
+  step "3. regenerate the tables from the rescored labels and compare with data/tables/" \
+    bash -c '"$PY" seam.py tables "$1" --out "$2" > /dev/null && "$PY" scripts/compare.py data/tables "$2"' _ \
+    "$work/labels" "$work/tables"
+else
+  echo "no released tables in data/tables/: nothing to compare"
+fi
+
+echo "== 4. summary"
+[ -f data/tables/rates.csv ] && "$PY" scripts/summary.py data/tables
+if [ "$failures" -eq 0 ]; then
+  echo "reproduce: everything matches ($((SECONDS - started_all)) s)"
+else
+  echo "reproduce: $failures step(s) FAILED ($((SECONDS - started_all)) s)"
+  exit 1
+fi

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Print which scorer tiers a released labels file was made with: "lexical" or "entailment".
+
+    python scripts/released_tiers.py data/labels/MODEL.jsonl
+
+`reproduce.sh` uses it to rescore a trace set under the same tiers as its
+released labels: "entailment" when any label ran that tier, "lexical" otherwise
+(including when the file is missing, so the comparison reports the missing file).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def released_tiers(path: Path) -> str:
+    if not path.is_file():
+        return "lexical"
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the byte comparison will point at this line
+            if "entailment" in row.get("tiers_run", []):
+                return "entailment"
+    return "lexical"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python scripts/released_tiers.py LABELS.jsonl")
+    print(released_tiers(Path(sys.argv[1])))

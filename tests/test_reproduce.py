@@ -1,0 +1,66 @@
+"""End to end: reproduce.sh passes on the released data and points at any altered file."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "scripts", "data")
+
+
+@pytest.fixture(scope="module")
+def released():
+    if not list((ROOT / "data" / "traces").glob("*.jsonl")):
+        pytest.fail("no released trace set in data/traces/")
+    return sorted((ROOT / "data" / "labels").glob("*.jsonl"))
+
+
+@pytest.fixture
+def repo(tmp_path):
+    for part in PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "cache"))
+        elif source.exists():
+            shutil.copy2(source, tmp_path / part)
+    return tmp_path
+
+
+def reproduce(repo: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SEAM_NO_VENV="1", PYTHON=sys.executable)
+    return subprocess.run(["bash", str(repo / "reproduce.sh")], cwd=repo, env=env, capture_output=True, text=True)
+
+
+def test_reproduce_passes_on_the_released_data(repo, released):
+    done = reproduce(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "reproduce: everything matches" in done.stdout
+    for number in ("1.", "2.", "3.", "4."):
+        assert f"== {number}" in done.stdout
+
+
+def test_an_altered_label_fails_and_names_the_row(repo, released):
+    labels = repo / "data" / "labels" / released[0].name
+    lines = labels.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if json.loads(line)["usable"])
+    row = json.loads(lines[index])
+    row["absorbed"] = not row["absorbed"]
+    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    labels.write_text("".join(lines), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert f"data/labels/{labels.name}:{index + 1}: differs" in done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout
+
+
+def test_an_altered_table_fails_and_names_the_file(repo, released):
+    table = repo / "data" / "tables" / "rates.csv"
+    table.write_text(table.read_text(encoding="utf-8").replace("smollm2", "smollm3", 1), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert "data/tables/rates.csv:2: differs" in done.stdout
