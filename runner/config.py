@@ -9,6 +9,7 @@ environment variable that holds it (`runner.apikey` reads it).
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -158,8 +159,8 @@ def _has_kind(value: Any, kind: str) -> bool:
         return isinstance(value, str)
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "number":  # TOML allows inf and nan; neither is a usable setting (nor valid JSON in a trace)
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if kind == "table":
         return isinstance(value, dict)
     raise AssertionError(kind)

@@ -2,7 +2,8 @@
 
 Order of business, each step before any request is sent:
 1. read the API key (a missing variable stops here);
-2. scan the trace: refuse a torn tail unless asked to move it aside; refuse a
+2. lock the trace (a second run on it is refused), then scan it: refuse a
+   torn tail unless asked to move it aside; refuse a
    trace made for another model name, other request parameters, or another
    rendering of the same id (benchmark or message checksum);
 3. skip ids whose final row is final for this run (ok always; unusable and
@@ -165,17 +166,25 @@ def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = Fal
     log = sys.stderr if log is None else log
     check_unique_ids(rows)
     api_key = read_api_key(config)
-    state, moved = prepare_trace(out, move_torn=move_torn, log=log)
-    todo, skipped = plan(config, rows, state, out, retry_unusable=retry_unusable, retry_failed=retry_failed)
-    if skipped:
-        log.write(f"run: {skipped} of {len(rows)} requests already have a final row in {out}; skipped\n")
-    counts: Counter = Counter()
-    if not todo:
-        return RunSummary(len(rows), skipped, 0, dict(counts), None, moved)
+    # Opened before the trace is read: the writer's lock keeps a second run off this trace.
+    with traces.TraceWriter(out) as writer:
+        state, moved = prepare_trace(out, move_torn=move_torn, log=log)
+        todo, skipped = plan(config, rows, state, out, retry_unusable=retry_unusable,
+                             retry_failed=retry_failed)
+        if skipped:
+            log.write(f"run: {skipped} of {len(rows)} requests already have a final row in {out}; skipped\n")
+        counts, stopped = Counter(), None
+        if todo:
+            counts, stopped = ask_all(config, todo, state, writer, api_key=api_key,
+                                      policy=policy or RetryPolicy(max_retries=config.max_retries), log=log)
+    return RunSummary(len(rows), skipped, sum(counts.values()), dict(counts), stopped, moved)
 
+
+def ask_all(config, todo: list[dict], state: traces.TraceState, writer: traces.TraceWriter, *,
+            api_key: str | None, policy: RetryPolicy, log) -> tuple[Counter, str | None]:
+    """Ask `todo` on worker threads, appending a row each; the counts per status, and why it stopped early."""
     import requests
 
-    policy = policy or RetryPolicy(max_retries=config.max_retries)
     provider = providers.get(config.provider)
     stop = threading.Event()
     pacer = Pacer(config.requests_per_minute, sleep=stop.wait)
@@ -183,6 +192,7 @@ def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = Fal
     for request in todo:
         pending.put(request)
     lock = threading.Lock()
+    counts: Counter = Counter()
     stopped: list[str] = []
     give_ups = [0]  # consecutive requests that used up their retries
     errors: list[BaseException] = []
@@ -195,7 +205,7 @@ def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = Fal
         pacer.wait()
         return not stop.is_set()
 
-    def work(writer: traces.TraceWriter) -> None:
+    def work() -> None:
         session = requests.Session()
         try:
             while not stop.is_set():
@@ -231,25 +241,23 @@ def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = Fal
         finally:
             session.close()
 
-    with traces.TraceWriter(out) as writer:
-        threads = [threading.Thread(target=work, args=(writer,), daemon=True, name=f"seam-run-{i}")
-                   for i in range(min(config.concurrency, len(todo)))]
+    threads = [threading.Thread(target=work, daemon=True, name=f"seam-run-{i}")
+               for i in range(min(config.concurrency, len(todo)))]
+    for thread in threads:
+        thread.start()
+    try:
         for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.5)
-                    with lock:
-                        progress.update(sum(counts.values()), counts)
-        except KeyboardInterrupt:
-            stop.set()
-            raise
-        progress.update(sum(counts.values()), counts, final=True)
+            while thread.is_alive():
+                thread.join(0.5)
+                with lock:
+                    progress.update(sum(counts.values()), counts)
+    except KeyboardInterrupt:
+        stop.set()
+        raise
+    progress.update(sum(counts.values()), counts, final=True)
     if errors:
         raise errors[0]
-    return RunSummary(len(rows), skipped, sum(counts.values()), dict(counts), stopped[0] if stopped else None,
-                      moved)
+    return counts, stopped[0] if stopped else None
 
 
 def dry_run(config, rows: list[dict], out: str | Path | None, stream, *, retry_unusable: bool = False,

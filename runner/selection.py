@@ -23,12 +23,16 @@ def benchmark_requests(*, conditions=None, sources=None, clusters: int | None = 
 def file_requests(path: str | Path, *, conditions=None, sources=None,
                   clusters: int | None = None) -> list[dict]:
     """Request rows from a JSON Lines file (format: docs/FORMATS.md), checked and filtered."""
-    rows = []
+    rows, lines = [], {}
     for number, row in jsonl.read(path):
         for key in REQUIRED_FIELDS:
             if not isinstance(row.get(key), str):
                 raise UserError(f"{path}:{number}: expected a request row with a string {key!r} "
                                 f"(fields: docs/FORMATS.md, 'Request rows')")
+        if row["id"] in lines:
+            raise UserError(f"{path}:{number}: request id {row['id']!r} appears twice (first at line "
+                            f"{lines[row['id']]}); each id gets one final trace row")
+        lines[row["id"]] = number
         rows.append(row)
     if not rows:
         raise UserError(f"{path}: no request rows")

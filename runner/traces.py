@@ -112,13 +112,25 @@ class TraceWriter:
     """Thread-safe appender: each row is one write(2) of its whole line, flushed to the OS at once.
 
     A killed process therefore loses no finished row. fsync (against power loss)
-    runs at most once per `FSYNC_INTERVAL_S` and on close.
+    runs at most once per `FSYNC_INTERVAL_S` and on close. The writer holds an
+    exclusive lock on the file for its lifetime: a second run on the same trace
+    would ask every remaining request again and append a duplicate row for each.
+    The kernel drops the lock when the process dies, even by SIGKILL.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except IsADirectoryError:
+            raise UserError(f"{self.path}: is a directory, expected a trace file (JSON Lines)") from None
+        try:
+            _lock(self.fd)
+        except BlockingIOError:
+            os.close(self.fd)
+            raise UserError(f"{self.path}: another 'seam.py run' is appending to this trace; let it "
+                            "finish (or stop it), then run again") from None
         self.lock = threading.Lock()
         self.last_sync = time.monotonic()
 
@@ -149,6 +161,15 @@ class TraceWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _lock(fd: int) -> None:
+    """An exclusive, non-blocking advisory lock (BlockingIOError if held); a no-op without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _parse_row(path: Path, number: int, raw: bytes) -> dict:

@@ -3,7 +3,8 @@
 Nothing here raises for network trouble: a timeout or a dropped connection is
 an `Exchange` with `error` set, so every attempt, good or bad, becomes a row in
 the trace's attempt history. `timeout_s` bounds both the wait for any byte and
-the whole response (a server that trickles bytes forever is cut off too).
+the whole response: a server that trickles bytes is cut off at the first byte
+after `timeout_s` (so within about twice `timeout_s` in all).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ class Exchange:
     retry_after: str | None
     body: bytes | None
     error: str | None
-    timed_out: bool = False
 
 
 def utc_now() -> str:
@@ -43,25 +43,44 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
     def done(**fields) -> Exchange:
         return Exchange(started_at=started_at, latency_s=round(time.monotonic() - start, 6), **fields)
 
+    import urllib3
+
     try:
         with session.post(url, headers={"User-Agent": USER_AGENT, **headers}, data=data,
                           timeout=(timeout_s, timeout_s), stream=True, allow_redirects=False) as response:
             chunks = []
-            for chunk in response.iter_content(CHUNK_BYTES):
+            for chunk in _arriving_chunks(response):
                 chunks.append(chunk)
                 if time.monotonic() - start > timeout_s:
-                    return done(status=None, retry_after=None, body=None, timed_out=True,
+                    return done(status=None, retry_after=None, body=None,
                                 error=f"timed out: the response took longer than {timeout_s:g} s")
             return done(status=response.status_code, retry_after=response.headers.get("Retry-After"),
                         body=b"".join(chunks), error=None)
-    except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as exc:
+    except (requests.exceptions.Timeout, requests.exceptions.ConnectionError,
+            urllib3.exceptions.ReadTimeoutError) as exc:
         # urllib3 reports a read timeout inside ConnectionError when it happens mid-body.
-        timed_out = isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc).lower()
+        timed_out = (isinstance(exc, requests.exceptions.Timeout | urllib3.exceptions.ReadTimeoutError)
+                     or "timed out" in str(exc).lower())
         kind = "timed out" if timed_out else "connection error"
-        return done(status=None, retry_after=None, body=None, timed_out=timed_out,
-                    error=f"{kind}: {_short(exc)}")
-    except requests.exceptions.RequestException as exc:  # e.g. ChunkedEncodingError: body cut short
+        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_short(exc)}")
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
+        # e.g. ChunkedEncodingError or IncompleteRead: the body was cut short
         return done(status=None, retry_after=None, body=None, error=f"transfer error: {_short(exc)}")
+
+
+def _arriving_chunks(response):
+    """The (decoded) body in pieces as they arrive, so the caller can check its deadline between them.
+
+    `read1` returns whatever has arrived after at most one socket read, whereas
+    `iter_content(n)` first waits for n bytes however slowly they come, so a
+    trickling server would hold it far past the deadline.
+    """
+    raw = response.raw
+    if not hasattr(raw, "read1"):  # urllib3 1.x
+        yield from response.iter_content(CHUNK_BYTES)
+        return
+    while chunk := raw.read1(CHUNK_BYTES, decode_content=True):
+        yield chunk
 
 
 def _short(exc: BaseException) -> str:

@@ -49,6 +49,8 @@ def run_tables(args) -> int:
         raise UserError(f"--top must be non-negative, got {args.top}")
     if args.discordance is not None and not 0 <= args.discordance <= 1:
         raise UserError(f"--discordance must lie in [0, 1], got {args.discordance}")
+    if args.seed is not None and args.seed < 0:
+        raise UserError(f"--seed must be a non-negative integer, got {args.seed}")
     if not 0 < args.power < 1:
         raise UserError(f"--power must lie strictly between 0 and 1, got {args.power}")
     labels, digest = load_labels(args.labels)

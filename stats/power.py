@@ -14,6 +14,11 @@ is slightly conservative (it reports a slightly larger resolution). With 20
 models, 300 pairs and psi = 0.27 it gives 11.6 percentage points, the figure the
 original benchmark reported.
 
+A paired difference can never exceed the discordance (|b - c| <= b + c), so when
+the formula asks for more than psi (small n, or psi = 0) no difference is
+detectable with that power, and the resolution is NaN rather than a number no
+design could reach.
+
 Connor RJ (1987). Sample size for testing differences in proportions for the
 paired-sample design. Biometrics 43:207-211. Miettinen OS (1968). The matched
 pairs design in the case of all-or-none responses. Biometrics 24:339-352.
@@ -36,7 +41,7 @@ class Resolution:
     alpha: float  # family-wise level
     threshold: float  # alpha / tests: Holm's strictest per-test level
     power: float
-    statistic: float  # the smallest detectable difference, as a proportion
+    statistic: float  # the smallest detectable difference, as a proportion; NaN when there is none
 
 
 def detectable_difference(n_pairs: int, discordance: float, *, tests: int = 1, alpha: float = 0.05,
@@ -51,9 +56,10 @@ def detectable_difference(n_pairs: int, discordance: float, *, tests: int = 1, a
     if n_pairs < 0:
         raise ValueError(f"n_pairs must be non-negative, got {n_pairs}")
     threshold = alpha / tests
-    if n_pairs == 0:
-        value = NAN
-    else:
+    value = NAN
+    if n_pairs:
         normal = NormalDist()
-        value = (normal.inv_cdf(1 - threshold / 2) + normal.inv_cdf(power)) * math.sqrt(discordance / n_pairs)
+        needed = (normal.inv_cdf(1 - threshold / 2) + normal.inv_cdf(power)) * math.sqrt(discordance / n_pairs)
+        if 0 < needed <= discordance:
+            value = needed
     return Resolution(n_pairs, discordance, tests, alpha, threshold, power, value)

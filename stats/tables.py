@@ -356,7 +356,9 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], options: Options
               else "the observed discordance (b + c)/n pooled over models")
     method = ("Smallest paired difference detectable (percentage points) two-sided at Holm's strictest "
               f"level {options.alpha:g}/models with {options.power:.0%} power: (z(1 - level/2) + z(power)) "
-              f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {source}.")
+              f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {source}. "
+              "Empty when that exceeds the discordance: a paired difference never does, so none is "
+              "detectable with that power.")
     return Table("resolution", "Resolution of the paired design", columns, tuple(out), (method, *notes))
 
 

@@ -122,6 +122,17 @@ def test_input_mistakes_exit_2_naming_file_and_line(tmp_path, files, capsys, arg
     assert server.received == []
 
 
+def test_a_request_id_twice_in_a_file_names_both_lines(tmp_path, files, capsys):
+    rows, _, out = files
+    jsonl.write(tmp_path / "dup.jsonl", [rows[0], rows[1], rows[0]])
+    with serve() as server:
+        code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(tmp_path / "dup.jsonl"),
+                          "--out", str(out)])
+    assert code == 2 and server.received == []
+    assert re.search(r"dup\.jsonl:3: request id 'synthetic-000/clean' appears twice \(first at line 1\)",
+                     capsys.readouterr().err)
+
+
 def test_bad_config_exits_2_with_file_and_line(tmp_path, files, capsys):
     _, requests, _ = files
     config = tmp_path / "m.toml"

@@ -39,6 +39,7 @@ class FakeServer(ThreadingHTTPServer):
         self.received: list[dict] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.trickled = 0  # bytes the "trickle" behaviour started to send
 
     @property
     def url(self) -> str:
@@ -93,6 +94,8 @@ class Handler(BaseHTTPRequestHandler):
         if name == "slow":
             time.sleep(float(arg or self.server.slow_s))
             name = "ok"
+        if name == "trickle":  # a whole, valid reply, one byte every `arg` seconds
+            return self._trickle(json.dumps(RESPONSES[kind](body, message, "ok")).encode(), float(arg))
         if name == "429":
             retry_after = formatdate(time.time() + 1, usegmt=True) if arg == "date" else (arg or "0")
             return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": retry_after})
@@ -106,6 +109,22 @@ class Handler(BaseHTTPRequestHandler):
         if name == "shape":
             return self._send(200, {"unexpected": True})
         return self._send(200, RESPONSES[kind](body, message, name))
+
+    def _trickle(self, data, interval_s):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for index in range(len(data)):
+                with self.server.lock:
+                    self.server.trickled += 1  # counted before the byte goes out
+                self.wfile.write(data[index:index + 1])
+                self.wfile.flush()
+                time.sleep(interval_s)
+        except OSError:  # the client gave up and closed the connection
+            self.close_connection = True
 
     def _send(self, status, payload, headers=None):
         self._send_raw(status, json.dumps(payload).encode(), headers)

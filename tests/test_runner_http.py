@@ -7,13 +7,14 @@ import json
 
 import pytest
 import requests
-from test_runner_fakeserver import BENCHMARK_SHA, edited, make_rows, serve, write_config
+from test_runner_fakeserver import BENCHMARK_SHA, RESPONSES, edited, make_rows, serve, write_config
 
 from common.errors import UserError
 from runner import providers, traces
 from runner.ask import ask, canonical_body
 from runner.retry import RetryPolicy
 from runner.run import run, sha256_text
+from runner.transport import post
 
 KEY = "sk-seam-test-0123456789abcdef"
 FAST = RetryPolicy(max_retries=3, base_s=0.01, cap_s=0.02)
@@ -309,3 +310,28 @@ def test_a_server_that_stays_down_stops_the_run_after_three_give_ups(tmp_path):
     assert summary.counts == {"failed": 4, "ok": 1} and summary.asked == 5
     assert summary.stopped.startswith("3 requests in a row gave up after all their retries")
     assert len(server.received) == 10  # two attempts for each of the five asked
+
+
+def test_a_response_trickling_in_is_cut_off_at_the_timeout_not_after_the_whole_body(tmp_path):
+    # a body of ~250 bytes, one byte every 0.04 s: about 10 s in all, against a 0.3 s timeout
+    with serve({"trickled": ["trickle:0.04"]}) as server:
+        config = write_config(tmp_path / "m.toml", server, "openai", timeout_s=0.3)
+        url, headers, body = providers.get("openai").build_request(config, "trickled")
+        exchange = post(requests.Session(), url, headers, canonical_body(body), config.timeout_s)
+        sent = server.trickled
+        whole = len(json.dumps(RESPONSES["openai"]({"model": "fake-model"}, "trickled", "ok")).encode())
+    assert exchange.error.startswith("timed out") and exchange.status is None and exchange.body is None
+    assert sent < whole / 2, (sent, whole)  # the client left early, it did not wait for every byte
+
+
+def test_a_second_run_on_a_trace_in_use_is_refused_before_sending_anything(tmp_path):
+    import fcntl
+
+    out = tmp_path / "t.jsonl"
+    with serve() as server, open(out, "ab") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a live run holds
+        config = write_config(tmp_path / "m.toml", server, "openai")
+        with pytest.raises(UserError, match=r"t\.jsonl: another 'seam\.py run' is appending to this trace"):
+            go(config, make_rows(2), out)
+        assert server.received == []
+    assert out.read_bytes() == b""

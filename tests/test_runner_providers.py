@@ -109,7 +109,7 @@ def test_gemini_parse(data, output, problem):
 
 @pytest.mark.parametrize(("provider", "data"), [
     ("openai", {}), ("openai", {"choices": []}), ("openai", {"choices": [{"message": "x"}]}),
-    ("openai", openai_reply(42)), ("openai", []),
+    ("openai", openai_reply(42)), ("openai", []), ("openai", openai_reply([{"type": "text", "text": None}])),
     ("anthropic", {"content": "x"}), ("anthropic", {"content": [{"type": "text", "text": 3}]}),
     ("gemini", {"candidates": "x"}), ("gemini", {"usageMetadata": {}}),
     ("gemini", {"candidates": [{"content": {"parts": "x"}}]}),

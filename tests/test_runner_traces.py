@@ -103,3 +103,12 @@ def test_run_refuses_a_torn_trace_then_moves_it_aside_on_request(tmp_path):
     assert sorted(line["id"] for line in lines) == sorted(r["id"] for r in rows)
     (aside,) = tmp_path.glob("t.jsonl.torn-*")
     assert aside.read_bytes() == data[last: last + 25]
+
+
+def test_a_trace_path_that_is_a_directory_is_a_clear_error(tmp_path):
+    (tmp_path / "out.jsonl").mkdir()
+    with serve() as server:
+        config = write_config(tmp_path / "m.toml", server, "openai")
+        with pytest.raises(UserError, match=r"out\.jsonl: is a directory, expected a trace file"):
+            run(config, make_rows(1), tmp_path / "out.jsonl", log=io.StringIO())
+        assert server.received == []

@@ -47,6 +47,14 @@ def test_more_models_or_fewer_pairs_mean_coarser_resolution():
     assert detectable_difference(300, 0.10, tests=5).statistic < base
 
 
+@pytest.mark.parametrize("n, psi", [(11, 3 / 11), (12, 0.25), (10, 0.0)])
+def test_no_resolution_when_no_difference_that_large_can_exist(n, psi):
+    # |b - c| <= b + c, so a detectable difference above the discordance (or any at discordance 0)
+    # does not exist: the exact McNemar test reaches 80% power at no feasible difference
+    assert all(exact_power(n, psi, psi * k / 20, 0.05) < 0.8 for k in range(1, 21) if psi)
+    assert math.isnan(detectable_difference(n, psi).statistic)
+
+
 def test_no_pairs_gives_nan():
     assert math.isnan(detectable_difference(0, 0.3, tests=3).statistic)
 

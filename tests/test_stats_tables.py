@@ -202,6 +202,8 @@ def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
     jsonl.write(tmp_path / "l.jsonl", synthetic_labels(1, 6, comments=2))
     assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--resamples", 0) == 2
     assert "--resamples must be at least 1" in capsys.readouterr().err
+    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--seed", -1) == 2
+    assert "--seed must be a non-negative integer, got -1" in capsys.readouterr().err
     (tmp_path / "file").write_text("x")
     assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "file") == 2
     assert "not a directory" in capsys.readouterr().err

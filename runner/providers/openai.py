@@ -62,7 +62,7 @@ def _text(content: Any) -> str | None:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content
+        return "".join(require(part.get("text"), str, "a text part's 'text'") for part in content
                        if isinstance(part, dict) and part.get("type") == "text")
     raise ResponseShapeError("expected 'choices[0].message.content' to be a string, "
                              f"got {type(content).__name__}")
