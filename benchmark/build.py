@@ -20,7 +20,7 @@ from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS
 from benchmark.select import PER_SOURCE, SEED, select
-from common import jsonl
+from common import atomic, jsonl
 
 # The order of the sources fixes the order of the rows and of the shared comment counts.
 SOURCES = ("humaneval", "fissix", "wikipedia", "austen", "aclsum", "pyfaq")
@@ -67,11 +67,8 @@ def build_files(log=sys.stderr) -> dict[str, bytes]:
 
 
 def write(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
-        tmp = data_dir / (name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(data_dir / name)
+        atomic.write_bytes(data_dir / name, data)
 
 
 def differences(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> list[str]:

@@ -13,23 +13,23 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from common import atomic
 from common.errors import UserError
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON text: keys sorted, non-ASCII kept, no spaces after separators."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def dumps(row: Any) -> str:
     """One canonical JSON line, newline included."""
-    return json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return canonical(row) + "\n"
 
 
 def write(path: str | Path, rows: Iterable[Any]) -> None:
     """Write rows to `path` atomically: a crash leaves the old file or the new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(dumps(row))
-    tmp.replace(path)
+    atomic.write_text(path, "".join(dumps(row) for row in rows))
 
 
 def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:

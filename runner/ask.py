@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from common import jsonl
 from runner.apikey import redact
 from runner.providers import Reply, ResponseShapeError
 from runner.retry import FATAL_STATUSES, RetryPolicy, is_retryable_status, parse_retry_after, retry_wait_s
@@ -42,7 +43,7 @@ class Verdict:
 
 def canonical_body(body: dict) -> bytes:
     """The exact bytes sent: the same canonical JSON that --dry-run prints."""
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return jsonl.canonical(body).encode("utf-8")
 
 
 def ask(*, session, provider, config, message: str, api_key: str | None, request_id: str,

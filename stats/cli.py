@@ -22,7 +22,7 @@ def add_commands(subparsers) -> None:
     parser.add_argument("labels", nargs="+", metavar="LABELS",
                         help="label files (JSON Lines) or directories holding *.jsonl label files")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory to write the tables into")
-    parser.add_argument("--resamples", type=int, default=2000,
+    parser.add_argument("--resamples", type=int, default=None,
                         help="comment-pool resamples (default 2000; fewer only for quick looks)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for the resampling (and any Monte Carlo permutation test); recorded")
@@ -43,7 +43,7 @@ def run_tables(args) -> int:
     from stats.render import write_table, write_text
     from stats.tables import Options, build_report
 
-    if args.resamples < 1:
+    if args.resamples is not None and args.resamples < 1:
         raise UserError(f"--resamples must be at least 1, got {args.resamples}")
     if args.top < 0:
         raise UserError(f"--top must be non-negative, got {args.top}")
@@ -55,7 +55,8 @@ def run_tables(args) -> int:
         raise UserError(f"--power must lie strictly between 0 and 1, got {args.power}")
     labels, digest = load_labels(args.labels)
     seed = resample.DEFAULT_SEED if args.seed is None else args.seed
-    options = Options(resamples=args.resamples, seed=seed, top=args.top, discordance=args.discordance,
+    resamples = resample.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
+    options = Options(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
                       power=args.power)
     report = build_report(labels, options, labels_sha256=digest)
     out = Path(args.out)

@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.atomic import write_text
+
 KINDS = ("text", "int", "proportion", "pvalue", "flag", "float")
 MISSING = "\u2014"  # em dash in the display formats
 
@@ -161,16 +163,6 @@ def to_latex(table: Table) -> str:
         lines.append("{\\footnotesize " + " ".join(latex_escape(n) for n in notes) + "}")
     lines.append("\\end{table}")
     return "\n".join(lines) + "\n"
-
-
-def write_text(path: Path, text: str) -> None:
-    """Write UTF-8 text with "\\n" line ends atomically: a crash leaves the old file or the new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    tmp.replace(path)
 
 
 def write_table(directory: Path, table: Table) -> list[Path]:

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 
 from stats.holm import holm_adjust_rows
 from stats.labels import LabelSet
-from stats.paired import binomial_half_cdf, mcnemar_exact, paired_table
+from stats.paired import DEFAULT_SEED, binomial_half_cdf, mcnemar_exact, paired_table
 
 DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 20250605
 
 
 @dataclass(frozen=True)
