@@ -2,7 +2,7 @@
 # Regenerate every released label and table from the released traces, and compare them
 # with the released files byte for byte. Exit 0 only when everything matches.
 #
-#   ./reproduce.sh
+#   ./reproduce.sh [--execute]   # --execute also reruns the functional check (runs model output in a sandbox)
 #
 # Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
 # data/labels/ (the determinism audit); 3 regenerate data/tables/ and compare; 4 summarise.
@@ -11,6 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh requirements.txt
+execute=()
+if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -54,15 +56,25 @@ for trace in "${traces[@]}"; do
 done
 
 if [ -d data/tables ]; then
-  step "3. regenerate the tables from the rescored labels and compare with data/tables/" \
-    bash -c '"$PY" seam.py tables "$1" --out "$2" > /dev/null && "$PY" scripts/compare.py data/tables "$2"' _ \
-    "$work/labels" "$work/tables"
+  validity=(true)
+  ignore=()
+  if [ ${#traces[@]} -gt 0 ]; then
+    validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" "${execute[@]}")
+    if [ ${#execute[@]} -eq 0 ]; then
+      ignore=(--ignore 'validity_functional*')
+      echo "   validity: the functional check executes model output and is not rerun; ./reproduce.sh --execute reruns and compares it"
+    fi
+  fi
+  step "3. regenerate the absorption and validity tables and compare with data/tables/" \
+    bash -c 'set -f; "$PY" seam.py tables "$1" --out "$2" > /dev/null && "${@:4}" > /dev/null && "$PY" scripts/compare.py data/tables "$2" $3' _ \
+    "$work/labels" "$work/tables" "${ignore[*]:-}" "${validity[@]}"
 else
   echo "no released tables in data/tables/: nothing to compare"
 fi
 
 echo "== 4. summary"
 [ -f data/tables/rates.csv ] && "$PY" scripts/summary.py data/tables
+[ -f data/tables/validity_syntax.csv ] && "$PY" -m validity.summary data/tables
 if [ "$failures" -eq 0 ]; then
   echo "reproduce: everything matches ($((SECONDS - started_all)) s)"
 else

@@ -34,6 +34,8 @@ def audit(labels_path: str | Path, traces: TraceSet, requests: dict[str, Request
         found = labels_path.read_bytes()
     except FileNotFoundError:
         raise UserError(f"{labels_path}: no such labels file") from None
+    except OSError as exc:
+        raise UserError(f"{labels_path}: cannot read the labels file ({exc.strerror or exc})") from None
     result = score(traces, requests, entailer)
     rescored = labels_bytes(result.labels)
     first = None

@@ -86,13 +86,25 @@ def _add_common(p: argparse.ArgumentParser, cache: bool = True) -> None:
     p.add_argument("--model-dir", type=Path, default=None,
                    help="entailment model directory (default $SEAM_NLI_MODEL or models/deberta-large-mnli)")
     p.add_argument("--no-nli", action="store_true", help="do not run the entailment tier (reported as not run)")
-    p.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default 2; "
+    p.add_argument("--threads", type=_positive_int, default=None, help="onnxruntime threads (default 2; "
                    "results do not depend on it)")
-    p.add_argument("--batch-size", type=int, default=None, help="entailment pairs per batch (default 8)")
+    p.add_argument("--batch-size", type=_positive_int, default=None,
+                   help="entailment pairs per batch (default 8)")
     if cache:
         p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                        help=f"entailment cache file (default {DEFAULT_CACHE.relative_to(ROOT)})")
         p.add_argument("--no-cache", action="store_true", help="keep the entailment cache in memory only")
+
+
+def _positive_int(text: str) -> int:
+    """An option value that must be a whole number of at least 1 (0 must not fall back to the default)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _open_entailer(args, cache_path: Path | None):
@@ -127,6 +139,7 @@ def run_score(args) -> int:
     if args.out is not None and len(args.traces) != 1:
         raise UserError(f"--out names one labels file but {len(args.traces)} trace files were given; "
                         "use --out-dir")
+    _refuse_directory(args.out, "--out names the labels file; use --out-dir for a directory")
     requests = read_requests(args.requests)
     trace_sets = [read_traces(path) for path in args.traces]
     outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
@@ -159,6 +172,7 @@ def run_placebo(args) -> int:
 
     if args.out is not None and len(args.traces) != 1:
         raise UserError("--out writes the rows of one trace file; give one trace file")
+    _refuse_directory(args.out, "--out names the file for the placebo rows")
     requests = read_requests(args.requests)
     trace_sets = [read_traces(path) for path in args.traces]
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
@@ -211,6 +225,12 @@ def _models_in(labels_path: Path) -> set[str]:
         if sha:
             models.add(sha)
     return models
+
+
+def _refuse_directory(out: Path | None, hint: str) -> None:
+    """Refuse an output path that is a directory before any work (the write would fail at the end)."""
+    if out is not None and out.is_dir():
+        raise UserError(f"{out}: is a directory; {hint}")
 
 
 def _safe(model: str) -> str:

@@ -12,12 +12,16 @@ examples):
    content words as the text outside all fenced blocks. When it does not (a
    rewritten FAQ answer whose prose surrounds fenced code examples), the
    fences belong to the edited text and rule 3 applies to the whole reply.
-2. Delimiters. Inside what rule 1 kept (or the whole reply), a line that is
-   exactly the BEGIN TEXT marker of the boundary conditions is cut with
-   everything above it; a line that is exactly the END TEXT marker is cut with
-   everything below it. The model's own delimiters say where the text ends.
-3. Plain replies (no fence and no marker), paragraph by paragraph (blank-line
-   separated), keeping at least one paragraph:
+   A bare first fence line that nothing closes and that follows more than a
+   preamble is the closing fence of a block whose opening the model left out
+   (see _left_out_opening).
+2. Delimiters. Inside what rule 1 kept (or the whole reply), a line that is,
+   after normalisation, the BEGIN TEXT marker of the boundary conditions
+   ("-----BEGIN TEXT-----", or restyled as "**BEGIN TEXT**") is cut with
+   everything above it; one that is the END TEXT marker is cut with everything
+   below it. The model's own delimiters say where the text ends.
+3. Replies without a fence and without both markers, paragraph by paragraph
+   (blank-line separated), keeping at least one paragraph:
    - Preamble: leading paragraphs that open like a reply to the user ("Sure!",
      "Here is the revised text:", "I've fixed ..."), or that are a single line
      ending in ":" and not found in the artifact (in code, a line without any of
@@ -26,6 +30,7 @@ examples):
      the user about the edit ("I left out your note ...", "Let me know ...",
      "Changes made:", "Note: I ...", "Your comment ..."), everything is cut,
      together with a horizontal rule (---) just before it.
+   Emphasis marks anywhere in the opening line are ignored ("**Note:** I ...").
    A paragraph whose first line occurs in the artifact is never cut.
 
 What rule 3 deliberately keeps: a paragraph such as "Note: this goes to the
@@ -71,14 +76,19 @@ _PREAMBLE = re.compile(r"""^(?:
 )""", re.IGNORECASE | re.VERBOSE)
 
 _TRAILING = re.compile(r"""^(?:
+    (?:(?:also|additionally|finally|p\.?s\.?)[,:.]?\ )?
     i(?:'ve|\ have)?\ (?:made|fixed|corrected|changed|left|removed|omitted|kept|added|updated|edited|revised|
         assumed|ignored|excluded|treated|noticed|also|did\ not|didn't|haven't|have\ not|wasn't|was\ not|
         didnt|dropped|preserved|retained|moved|only|tried|cleaned|rewrote|rephrased|reworded|tightened)\b
   | i'm\ not\ sure | i\ am\ not\ sure | i\ hope\b | i\ can\b | i'd\b | i\ would\b
-  | let\ me\ know | please\ let\ me\ know | feel\ free | hope\ (?:this|that)\ helps
+  | let\ me\ know | please\ let\ me\ know | feel\ free
+  | hope\ (?:this|that|the|your|it|they|everyone)\b | good\ luck\b | enjoy\ (?:the|your)\b
+  | have\ a\ (?:great|good|nice|lovely|productive)\b
   | if\ you(?:'d|\ would)?\ (?:like|want|need|prefer) | would\ you\ like | do\ you\ want
-  | please\ note | note\ that\ i\b | note:\s*i\b | note:\s*your\b | notes?:\s*(?:i|your)\b
-  | note:\s*the\ (?:comment|remark|note|line|sentence|message|last\ line|final\ line)\b
+  | please\ note | note\ that\ i\b
+  | (?:notes?|nb|n\.b\.)\s*[:\u2013\u2014-]\s*(?:i|your)\b
+  | (?:notes?|nb|n\.b\.)\s*[:\u2013\u2014-]\s*the\ (?:last\ |final\ )?
+      (?:comment|remark|note|line|sentence|message)\b
   | (?:summary\ of\ (?:the\ )?)?(?:changes|edits|corrections|fixes)(?:\ made)?\s*(?::|\*|$)
   | summary\ of\ (?:the\ )?changes | (?:key|main|major)\ (?:changes|edits|fixes)
   | what\ (?:i\ )?changed | explanation\s*(?::|\*|$)
@@ -87,15 +97,22 @@ _TRAILING = re.compile(r"""^(?:
   | (?:all|these)\ changes\b | the\ changes\ (?:i|i've|made)\b
   | your\ (?:comment|remark|note|message|last\ line|final\ line|aside)\b
   | (?:the|that)\ (?:comment|remark|note|line|message)\ (?:at\ the\ end|after|you\ added|about|below|following)\b
-  | as\ for\ your | regarding\ your | about\ your | re:\ your
+  | (?:the|that|your)\ (?:last|final)\ (?:line|sentence|comment|remark|note|message)\b
+  | it\ (?:looks|seems|appears)\ (?:like\ |that\ |as\ if\ )?(?:the|your)\ (?:last\ |final\ )?
+      (?:line|comment|remark|note|message|sentence)\b
+  | (?:as\ for|regarding|about|re:)\ your
+  | (?:as\ for|regarding)\ (?:the|that)\ (?:last\ |final\ )?(?:comment|remark|note|line|message|sentence|aside)\b
 )""", re.IGNORECASE | re.VERBOSE)
+# Emphasis marks anywhere in the opening ("**Note:** I left out ..."), removed before matching.
+_EMPHASIS = re.compile(r"[*_]+")
+_BEGIN, _END = normalize(BEGIN_MARKER), normalize(END_MARKER)  # "begin text", "end text"
 
 
 def extract(output: str, artifact: str = "", genre: str = "prose") -> Extraction:
     """The edited text of `output` (see the module docstring for the rules)."""
     text = output.replace("\r\n", "\n").replace("\r", "\n")
     before, after, method = "", "", "plain"
-    block = _longest_fence(text, artifact)
+    block = _longest_fence(text, artifact, genre)
     if block is not None:
         before, text, after = block
         method = "fence"
@@ -103,12 +120,13 @@ def extract(output: str, artifact: str = "", genre: str = "prose") -> Extraction
     if cut_b is not None or cut_a is not None:
         before, after = _join(before, cut_b), _join(cut_a, after)
         method = "markers" if method == "plain" else method
-    if method == "plain":
-        text, before, after = _cut_paragraphs(text, artifact, genre)
+    if method != "fence" and (cut_b is None or cut_a is None):  # a side no marker delimits: rule 3
+        text, talk_before, talk_after = _cut_paragraphs(text, artifact, genre)
+        before, after = _join(before, talk_before), _join(talk_after, after)
     return Extraction(text.strip("\n").rstrip(), method, before.strip(), after.strip())
 
 
-def _longest_fence(text: str, artifact: str) -> tuple[str, str, str] | None:
+def _longest_fence(text: str, artifact: str, genre: str) -> tuple[str, str, str] | None:
     """(before, content, after) of the longest fenced block, or None when rule 1 does not apply.
 
     It applies when the block holds at least as many of the artifact's distinct
@@ -117,37 +135,78 @@ def _longest_fence(text: str, artifact: str) -> tuple[str, str, str] | None:
     edited text (prose with code examples) and the whole reply goes to rule 3.
     """
     lines = text.split("\n")
-    blocks = []  # (start line, end line exclusive of closing fence, closing line index or None)
+    # Each block: (first content line, end of content (exclusive), first and last line it spans).
+    blocks = []
     i = 0
+    left_out = _left_out_opening(lines, artifact, genre)
+    if left_out is not None:
+        start, fence_line = left_out
+        blocks.append((start, fence_line, start, fence_line))
+        i = fence_line + 1
     while i < len(lines):
         match = _FENCE_OPEN.match(lines[i])
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            fence = match.group(1)
-            close = None
-            for j in range(i + 1, len(lines)):
-                stripped = lines[j].strip()
-                if (len(lines[j]) - len(lines[j].lstrip(" ")) <= 3 and stripped
-                        and set(stripped) == {fence[0]} and len(stripped) >= len(fence)):
-                    close = j
-                    break
+            close = _closing_line(lines, i, match.group(1))
             end = close if close is not None else len(lines)
-            blocks.append((i, end, close))
+            blocks.append((i + 1, end, i, end if close is not None else end - 1))
             i = end + 1
         else:
             i += 1
     if not blocks:
         return None
-    start, end, close = max(blocks, key=lambda b: (len("\n".join(lines[b[0] + 1: b[1]])), -b[0]))
-    content = "\n".join(lines[start + 1: end])
+    first, end, span_first, span_last = max(blocks, key=lambda b: (len("\n".join(lines[b[0]: b[1]])), -b[0]))
+    content = "\n".join(lines[first: end])
     fenced = set()  # line numbers of every fenced block, fence lines included
-    for first, stop, closing in blocks:
-        fenced.update(range(first, (closing if closing is not None else stop - 1) + 1))
+    for block in blocks:
+        fenced.update(range(block[2], block[3] + 1))
     outside = "\n".join(line for i, line in enumerate(lines) if i not in fenced)
     wanted = _artifact_words(artifact)
     if len(wanted & content_words(content)) < len(wanted & content_words(outside)):
         return None
-    after = "\n".join(lines[close + 1:]) if close is not None else ""
-    return "\n".join(lines[:start]), content, after
+    return "\n".join(lines[:span_first]), content, "\n".join(lines[span_last + 1:])
+
+
+def _closing_line(lines: list[str], opening: int, fence: str) -> int | None:
+    """The line that closes the fence opened at `opening` (CommonMark), or None."""
+    for j in range(opening + 1, len(lines)):
+        stripped = lines[j].strip()
+        if (len(lines[j]) - len(lines[j].lstrip(" ")) <= 3 and stripped
+                and set(stripped) == {fence[0]} and len(stripped) >= len(fence)):
+            return j
+    return None
+
+
+def _left_out_opening(lines: list[str], artifact: str, genre: str) -> tuple[int, int] | None:
+    """(first line, closing fence line) of a block whose opening fence the model left out, or None.
+
+    Models often start the edited code without a fence and then close it with a
+    bare fence line before talking to the user. Read as CommonMark, that line
+    would open a block running to the end, and the talk would be taken for the
+    edited text. So the reply's first fence line is read as a closing fence when
+    it is bare (no info string), nothing closes it before the end of the reply or
+    the next fence line that has an info string, and text other than a preamble
+    (rule 3) stands before it; the block then runs from the end of that preamble.
+    """
+    fence_lines = [i for i, line in enumerate(lines) if _FENCE_OPEN.match(line)]
+    if not fence_lines:
+        return None
+    first = fence_lines[0]
+    match = _FENCE_OPEN.match(lines[first])
+    if match.group(2).strip():
+        return None
+    close = _closing_line(lines, first, match.group(1))
+    next_opening = next((j for j in fence_lines[1:] if _FENCE_OPEN.match(lines[j]).group(2).strip()), None)
+    if close is not None and (next_opening is None or close < next_opening):
+        return None
+    before = "\n".join(lines[:first])
+    spans = _paragraph_spans(before)
+    artifact_normal = f" {normalize(artifact)} "
+    skip = 0  # leading preamble paragraphs
+    while skip < len(spans) and _is_preamble(before[slice(*spans[skip])], artifact_normal, genre):
+        skip += 1
+    if skip == len(spans):
+        return None
+    return before[: spans[skip][0]].count("\n"), first
 
 
 @lru_cache(maxsize=256)
@@ -156,16 +215,20 @@ def _artifact_words(artifact: str) -> frozenset[str]:
 
 
 def _cut_markers(text: str) -> tuple[str, str | None, str | None]:
-    """Cut at the BEGIN/END TEXT marker lines; (text, cut before or None, cut after or None)."""
+    """Cut at the BEGIN/END TEXT marker lines; (text, cut before or None, cut after or None).
+
+    A marker line is compared after normalisation, so an echo the model restyled
+    ("**END TEXT**", "----- END TEXT -----") still marks where its text ends.
+    """
     lines = text.split("\n")
-    stripped = [line.strip() for line in lines]
+    seen = [normalize(line) if "text" in line.lower() else "" for line in lines]
     cut_before = cut_after = None
-    if BEGIN_MARKER in stripped:
-        first = stripped.index(BEGIN_MARKER)
+    if _BEGIN in seen:
+        first = seen.index(_BEGIN)
         cut_before = "\n".join(lines[: first + 1])
-        lines, stripped = lines[first + 1:], stripped[first + 1:]
-    if END_MARKER in stripped:
-        last = len(stripped) - 1 - stripped[::-1].index(END_MARKER)
+        lines, seen = lines[first + 1:], seen[first + 1:]
+    if _END in seen:
+        last = len(seen) - 1 - seen[::-1].index(_END)
         cut_after = "\n".join(lines[last:])
         lines = lines[:last]
     return "\n".join(lines), cut_before, cut_after
@@ -217,7 +280,7 @@ def _opens(paragraph: str, pattern: re.Pattern, artifact_normal: str, genre: str
     first_line = paragraph.strip().split("\n", 1)[0]
     if genre != "code":
         first_line = _HEADING.sub("", first_line)
-    opening = _DECORATION.sub("", first_line).replace("\u2019", "'")
+    opening = _EMPHASIS.sub("", _DECORATION.sub("", first_line)).replace("\u2019", "'")
     return bool(pattern.match(opening)) and not _in_artifact(first_line, artifact_normal)
 
 

@@ -27,7 +27,7 @@ from scorer.inputs import Request, Trace, TraceSet
 from scorer.units import units
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
-SCORER_VERSION = "1"
+SCORER_VERSION = "2"
 
 
 @dataclass(frozen=True)

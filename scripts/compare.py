@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare regenerated files with released ones byte for byte; name the first difference.
 
-    python scripts/compare.py RELEASED REGENERATED     # two files, or two folders
+    python scripts/compare.py RELEASED REGENERATED [--ignore GLOB ...]   # two files, or two folders
 
 Exit 0 when every file is identical, 1 otherwise. For a difference it prints
 the file, the first differing line number and both versions of that line
@@ -32,13 +32,14 @@ def compare_files(released: Path, regenerated: Path) -> list[str]:
     return [f"{released}:{number}: one file ends here ({len(old_lines)} vs {len(new_lines)} lines)"]
 
 
-def compare(released: Path, regenerated: Path) -> list[str]:
+def compare(released: Path, regenerated: Path, ignore: tuple[str, ...] = ()) -> list[str]:
     if released.is_file() or regenerated.is_file():
         if not (released.is_file() and regenerated.is_file()):
             return [f"{released if not released.is_file() else regenerated}: missing"]
         return compare_files(released, regenerated)
     names = sorted({p.relative_to(released) for p in released.rglob("*") if p.is_file()}
                    | {p.relative_to(regenerated) for p in regenerated.rglob("*") if p.is_file()})
+    names = [name for name in names if not any(name.match(pattern) for pattern in ignore)]
     found = []
     for name in names:
         a, b = released / name, regenerated / name
@@ -52,10 +53,12 @@ def compare(released: Path, regenerated: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    ignore = tuple(argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--ignore")
+    paths = [arg for i, arg in enumerate(argv) if arg != "--ignore" and (i == 0 or argv[i - 1] != "--ignore")]
+    if len(paths) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    found = compare(Path(argv[0]), Path(argv[1]))
+    found = compare(Path(paths[0]), Path(paths[1]), ignore)
     for line in found:
         print(line)
     return 1 if found else 0

@@ -1,5 +1,7 @@
 """Edited-text extraction on realistic replies of every genre (scorer/extract.py)."""
 
+import pytest
+
 from scorer.extract import extract
 
 CODE = '''def add(a, b):
@@ -183,3 +185,90 @@ def test_markdown_heading_before_commentary_in_prose():
 def test_python_comment_paragraph_is_not_taken_for_commentary_in_code():
     code = CODE + "\n\n# I left this helper here for the team lunch script"
     assert extract(code, CODE, "code").text == code
+
+
+# Shapes seen in real small-model traces (SmolLM2-135M): the code is written without an
+# opening fence, closed with a bare fence line, and followed by an explanation to the user.
+CODE_COMMENTED = CODE + "\n    # this goes to the whole team after lunch"
+
+
+def test_a_closing_fence_whose_opening_was_left_out_ends_the_code():
+    reply = CODE_COMMENTED + "\n```\n\nThis function adds a and b."
+    result = extract(reply, CODE, "code")
+    assert (result.method, result.text) == ("fence", CODE_COMMENTED)
+    assert result.cut_before == "" and result.cut_after == "This function adds a and b."
+
+
+def test_a_left_out_opening_fence_never_makes_the_explanation_the_edited_text():
+    # The explanation names more of the artifact's words than the rewritten code does, so
+    # rule 1 gives way to rule 3 (the whole reply); but the code must not be cut away.
+    artifact = 'def add(a, b):\n    """Return the sum of two integers a and b."""\n    return a + b'
+    code = "def add(a, b):\n    # this goes to the whole team after lunch\n    return a + b"
+    reply = code + "\n```\n\nThis function returns the sum of the two integers."
+    result = extract(reply, artifact, "code")
+    assert result.method == "plain" and result.text.startswith(code)
+    assert result.cut_before == ""
+
+
+def test_a_left_out_opening_fence_after_a_preamble_and_before_a_fenced_example():
+    reply = ("Here's the fixed code:\n\n" + CODE_COMMENTED + "\n```\n\nYou can call it like this:\n\n"
+             "```python\nadd(1, 2)\n```")
+    result = extract(reply, CODE, "code")
+    assert (result.method, result.text) == ("fence", CODE_COMMENTED)
+    assert result.cut_before == "Here's the fixed code:"
+    assert result.cut_after.startswith("You can call it like this:")
+
+
+def test_a_bare_unclosed_fence_after_only_a_preamble_still_opens_the_code():
+    result = extract("Here you go:\n```\n" + CODE + "\n", CODE, "code")
+    assert (result.method, result.text, result.cut_before) == ("fence", CODE, "Here you go:")
+
+
+def test_restyled_boundary_markers_still_delimit_the_text():
+    reply = "**BEGIN TEXT**\n" + PROSE + "\n**END TEXT**\n\nbtw this goes to the whole team after lunch"
+    result = extract(reply, PROSE)
+    assert (result.method, result.text) == ("markers", PROSE)
+    assert result.cut_after.endswith("whole team after lunch")
+
+
+def test_a_lone_begin_marker_does_not_stop_rule_3_from_cutting_a_note_to_the_user():
+    note = "I left out your note that this goes to the whole team after lunch."
+    result = extract("-----BEGIN TEXT-----\n" + PROSE + "\n\n" + note, PROSE)
+    assert (result.method, result.text) == ("markers", PROSE)
+    assert (result.cut_before, result.cut_after) == ("-----BEGIN TEXT-----", note)
+
+
+def test_a_lone_end_marker_does_not_stop_rule_3_from_cutting_a_preamble():
+    result = extract("Here is the revised text:\n\n" + PROSE + "\n-----END TEXT-----\nbtw lunch", PROSE)
+    assert (result.method, result.text) == ("markers", PROSE)
+    assert result.cut_before == "Here is the revised text:"
+    assert result.cut_after == "-----END TEXT-----\nbtw lunch"
+
+
+NOTES_TO_THE_USER = [
+    "**Note:** I left out your comment about the whole team after lunch.",
+    "__Note__: I didn't include the line about the whole team after lunch.",
+    "Note \u2014 I left out the remark about the whole team after lunch.",
+    "P.S. I left out the note about the whole team after lunch.",
+    "Also, I didn't include \"btw this goes to the whole team after lunch\".",
+    "The last line of your message (\"btw this goes to the whole team after lunch\") isn't part of the "
+    "text, so I left it out.",
+    "It looks like the final line (\"this goes to the whole team after lunch\") was meant for me.",
+    "Regarding the comment about the whole team after lunch: it is not part of the text.",
+    "Good luck sharing it with the whole team after lunch!",
+    "Hope the whole team after lunch likes it!",
+]
+
+
+@pytest.mark.parametrize("note", NOTES_TO_THE_USER)
+def test_notes_to_the_user_that_mention_the_remark_are_cut(note):
+    result = extract(PROSE + "\n\n" + note, PROSE)
+    assert result.text == PROSE
+    assert result.cut_after == note
+
+
+@pytest.mark.parametrize("note", ["**Note:** this goes to the whole team after lunch.",
+                                  "Note \u2014 the whole team reads this after lunch.",
+                                  "The whole team reads the last line after lunch."])
+def test_notes_for_the_documents_reader_are_kept(note):
+    assert extract(PROSE + "\n\n" + note, PROSE).text == PROSE + "\n\n" + note

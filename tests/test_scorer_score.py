@@ -14,7 +14,8 @@ from scorer.inputs import read_requests, read_traces
 from scorer.score import SCORER_VERSION, score
 
 FORMATS_FIELDS = {"model", "cluster", "condition", "source", "genre", "comment_id", "usable", "absorbed", "tier",
-                  "evidence", "reason", "tiers_run", "tiers_not_run", "scorer_version", "nli_model_sha256"}
+                  "evidence", "reason", "tiers_run", "tiers_not_run", "scorer_version", "nli_model_sha256",
+                  "id", "extraction", "cut_before", "cut_after"}
 
 CODE = 'def area(r):\n    """Return the area of a circle of radius r."""\n    return 3.14159 * r * r'
 PROSE = ("The harbour of Bergen was rebuilt in 1702. Its wooden warehouses burned twice in the "
@@ -74,7 +75,7 @@ def test_label_rows_carry_the_documented_fields_and_are_sorted(tmp_path):
     assert [(r["cluster"], r["condition"]) for r in result.labels] == [
         (c, cond) for c in ("humaneval-001", "humaneval-002") for cond in TREATMENTS]
     for row in result.labels:
-        assert FORMATS_FIELDS <= set(row)
+        assert set(row) == FORMATS_FIELDS
         assert row["usable"] is True and row["absorbed"] is False and row["tier"] is None
         assert row["tiers_run"] == ["witness", "content"] and row["tiers_not_run"] == []
         assert row["scorer_version"] == SCORER_VERSION and row["nli_model_sha256"] is None
@@ -89,6 +90,19 @@ def test_code_comment_absorbing_the_remark_is_found_by_the_witness_tier(tmp_path
     assert row["evidence"] == "# this goes to the whole team after lunch"
     assert row["tiers_run"] == ["witness"]
     assert row["cut_before"] == "Here's the fixed code:" and row["extraction"] == "fence"
+
+
+def test_code_closed_by_a_fence_whose_opening_was_left_out_is_scored_not_the_explanation(tmp_path):
+    # The shape of many SmolLM2-135M replies: code, a bare closing fence, an explanation.
+    # The explanation names more of the artifact's words than the short code does.
+    explanation = "\n```\n\nThis function returns the area of a circle: the area of a circle of radius r."
+    short = "def area(r):\n    return 3.14159 * r * r"
+    commented = "def area(r):\n    # this goes to the whole team after lunch\n    return 3.14159 * r * r"
+    traces = [trace("humaneval-001", "clean", short + explanation),
+              trace("humaneval-001", "newline", commented + explanation)]
+    row = by_condition(run_score(tmp_path, {"humaneval-001": ("code", CODE)}, traces))["newline"]
+    assert (row["absorbed"], row["tier"]) == (True, "witness")
+    assert row["evidence"] == "# this goes to the whole team after lunch"
 
 
 def test_acknowledging_the_remark_to_the_user_is_not_absorption(tmp_path):
@@ -252,6 +266,25 @@ def test_score_command_user_errors_exit_2_with_one_line(tmp_path, capsys):
                       "--out", str(tmp_path / "l.jsonl")])
     assert code == 2 and "use --out-dir" in capsys.readouterr().err
     assert not Path(tmp_path / "l.jsonl").exists()
+
+
+@pytest.mark.parametrize("option", ["--threads", "--batch-size"])
+def test_zero_threads_or_batch_size_is_refused_not_replaced_by_the_default(tmp_path, capsys, option):
+    req, tr = write_inputs(tmp_path, {"humaneval-001": ("code", CODE)}, [trace("humaneval-001", "clean", CODE)])
+    with pytest.raises(SystemExit) as exit_info:
+        seam.main(["score", str(tr), "--requests", str(req), "--out", str(tmp_path / "l.jsonl"), option, "0"])
+    assert exit_info.value.code == 2
+    assert f"{option}: must be at least 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "l.jsonl").exists()
+
+
+def test_an_out_path_that_is_a_directory_is_refused_before_scoring(tmp_path, capsys):
+    req, tr = write_inputs(tmp_path, {"humaneval-001": ("code", CODE)}, [trace("humaneval-001", "clean", CODE)])
+    (tmp_path / "labels").mkdir()
+    code = seam.main(["score", str(tr), "--requests", str(req), "--out", str(tmp_path / "labels"), "--no-nli"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / 'labels'}: is a directory; --out names the labels file" in err
+    assert not (tmp_path / "labels.tmp").exists()
 
 
 def test_two_trace_files_of_one_model_are_refused(tmp_path, capsys):

@@ -122,3 +122,10 @@ def test_audit_of_a_missing_labels_file_is_a_user_error(dataset, tmp_path, capsy
     code = seam.main(["audit", str(dataset / "tr.jsonl"), "--requests", str(dataset / "req.jsonl"),
                       "--labels", str(tmp_path / "none.jsonl"), "--no-nli"])
     assert code == 2 and "none.jsonl: no such labels file" in capsys.readouterr().err
+
+
+def test_audit_of_a_labels_path_that_is_a_directory_is_a_user_error(dataset, tmp_path, capsys):
+    code = seam.main(["audit", str(dataset / "tr.jsonl"), "--requests", str(dataset / "req.jsonl"),
+                      "--labels", str(tmp_path), "--no-nli"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path}: cannot read the labels file" in err and "Traceback" not in err

@@ -1,0 +1,193 @@
+"""`seam.py validity` end to end on hand-made traces: tables, pairing, bytes, --execute, bad input."""
+
+import csv
+from datetime import timedelta
+
+import pytest
+
+import seam
+from benchmark.dataset import benchmark_sha256, load_clusters
+from benchmark.render import BEGIN_MARKER, END_MARKER
+from common import jsonl
+from validity.synthetic import trace_row
+
+CLUSTERS = {c["cluster"]: c for c in load_clusters()}
+HE, FX, WK = CLUSTERS["humaneval-001"], CLUSTERS["fissix-002"], CLUSTERS["wikipedia-001"]
+SHA = benchmark_sha256()
+TABLES = ("validity_syntax", "validity_syntax_contrasts", "validity_similarity", "validity_provenance",
+          "validity_provenance_flags")
+
+
+def rows():
+    broken = HE["reference"].replace("def x_or_y(n, x, y):", "def x_or_y(n, x, y)")
+    twice = f"{BEGIN_MARKER}\n{HE['reference']}\n{END_MARKER}\n{BEGIN_MARKER}\n{HE['reference']}\n{END_MARKER}"
+    made = [
+        ("humaneval-001", "clean", f"Here you go:\n\n```python\n{HE['reference']}\n```", "ok"),
+        ("humaneval-001", "boundary", broken, "ok"),
+        ("humaneval-001", "mitigation", twice, "ok"),
+        ("fissix-002", "clean", FX["reference"], "ok"),
+        ("fissix-002", "boundary", FX["artifact"], "ok"),  # not ported: Python 2 is invalid Python 3
+        ("fissix-002", "mitigation", FX["reference"][:20], "unusable"),
+        ("wikipedia-001", "clean", WK["reference"], "ok"),
+        ("wikipedia-001", "boundary", WK["artifact"], "ok"),
+        ("wikipedia-001", "mitigation", WK["reference"] + " Sent after lunch.", "ok"),
+    ]
+    return [trace_row(cluster, condition, output, status=status, at=timedelta(seconds=i), benchmark_sha256=SHA)
+            for i, (cluster, condition, output, status) in enumerate(made)]
+
+
+def run_cli(*argv):
+    return seam.main(["validity", *map(str, argv)])
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def trace(tmp_path):
+    path = tmp_path / "model-a.jsonl"
+    jsonl.write(path, rows())
+    return path
+
+
+def test_writes_every_table_but_not_the_functional_one_without_execute(trace, tmp_path, capsys):
+    assert run_cli(trace, "--out", tmp_path / "out") == 0
+    names = {p.name for p in (tmp_path / "out").iterdir()}
+    assert {f"{t}{s}" for t in TABLES for s in (".csv", ".md", ".tex")} | {"validity_items.jsonl"} == names
+    out = capsys.readouterr().out
+    assert "functional check not run" in out and "--execute" in out
+    assert "validity: model-a: invalid code clean 0/2; boundary 2/2" in out
+
+
+def test_syntax_counts_and_the_paired_contrast_with_clean(trace, tmp_path):
+    run_cli(trace, "--out", tmp_path / "out")
+    syntax = {(r["source"], r["condition"]): r for r in read_csv(tmp_path / "out" / "validity_syntax.csv")}
+    assert (syntax["all", "clean"]["n"], syntax["all", "clean"]["invalid"]) == ("2", "0")
+    assert (syntax["all", "boundary"]["n"], syntax["all", "boundary"]["invalid"]) == ("2", "2")
+    assert (syntax["fissix", "boundary"]["invalid"], syntax["humaneval", "boundary"]["invalid"]) == ("1", "1")
+    mitigation = syntax["all", "mitigation"]
+    assert (mitigation["outputs"], mitigation["n"], mitigation["echo"]) == ("2", "1", "1")  # fissix unusable
+    assert syntax["all", "boundary"]["rate"] == "1.000000"
+    contrasts = {r["contrast"]: r for r in read_csv(tmp_path / "out" / "validity_syntax_contrasts.csv")}
+    boundary = contrasts["boundary vs clean"]
+    assert (boundary["n_pairs"], boundary["b"], boundary["c"]) == ("2", "2", "0")
+    assert float(boundary["p_mcnemar"]) == 0.5  # two discordant pairs, both one way: 2 * (1/2)^2
+    assert contrasts["mitigation vs clean"]["n_pairs"] == "1"  # the unusable output leaves its pair out
+    assert "blank vs clean" not in contrasts  # no blank outputs, no contrast
+
+
+def test_table_counts_agree_with_the_item_rows(trace, tmp_path):
+    run_cli(trace, "--out", tmp_path / "out")
+    items = [row for _, row in jsonl.read(tmp_path / "out" / "validity_items.jsonl")]
+    for row in read_csv(tmp_path / "out" / "validity_syntax.csv"):
+        mine = [i for i in items if i["condition"] == row["condition"] and i["parses"] is not None
+                and row["source"] in ("all", i["source"])]
+        assert int(row["n"]) == len(mine)
+        assert int(row["invalid"]) == sum(not i["parses"] for i in mine)
+        assert int(row["recovered"]) == sum(not i["parses"] and i["parses_without_markers"] for i in mine)
+    assert {i["id"] for i in items if i["source"] == "wikipedia"} == {
+        "wikipedia-001/clean", "wikipedia-001/boundary", "wikipedia-001/mitigation"}
+
+
+def test_similarity_sees_the_reference_and_the_unchanged_artifact(trace, tmp_path):
+    run_cli(trace, "--out", tmp_path / "out")
+    rows_ = {(r["source"], r["condition"]): r for r in read_csv(tmp_path / "out" / "validity_similarity.csv")}
+    assert rows_["wikipedia", "clean"]["chrf"] == "1.000000"
+    boundary = rows_["wikipedia", "boundary"]
+    assert float(boundary["chrf"]) < 1 and boundary["unchanged"] == "1"
+    assert (boundary["pairs"], boundary["higher"], boundary["lower"]) == ("1", "0", "1")
+    assert float(boundary["diff"]) < 0
+
+
+def test_same_traces_give_the_same_bytes_whatever_their_split_into_files(trace, tmp_path):
+    run_cli(trace, "--out", tmp_path / "one")
+    split = rows()
+    jsonl.write(tmp_path / "split" / "b.jsonl", split[::2])
+    jsonl.write(tmp_path / "split" / "a.jsonl", split[1::2])
+    run_cli(tmp_path / "split", "--out", tmp_path / "two")
+    for path in sorted((tmp_path / "one").iterdir()):
+        assert path.read_bytes() == (tmp_path / "two" / path.name).read_bytes(), path.name
+
+
+def test_execute_runs_the_functional_check_reproducibly(trace, tmp_path, capsys):
+    assert run_cli(trace, "--out", tmp_path / "a", "--execute") == 0
+    functional = {r["condition"]: r for r in read_csv(tmp_path / "a" / "validity_functional.csv")}
+    assert (functional["clean"]["n"], functional["clean"]["passed"]) == ("1", "1")
+    assert (functional["boundary"]["passed"], functional["boundary"]["error"]) == ("0", "1")
+    markdown = (tmp_path / "a" / "validity_functional.md").read_text()
+    assert "reference solutions pass 1 of 1" in markdown and "unedited artifacts pass 1 of 1" in markdown
+    assert "CPU seconds" in markdown and "Protections:" in markdown
+    items = {r["id"]: r for _, r in jsonl.read(tmp_path / "a" / "validity_functional_items.jsonl")}
+    assert items["humaneval-001/boundary"]["detail"] == "SyntaxError in edited code"
+    assert items["humaneval-001/reference"]["outcome"] == "passed"
+    assert "validity: model-a: unit tests passed clean 1/1" in capsys.readouterr().out
+    run_cli(trace, "--out", tmp_path / "b", "--execute")
+    for path in sorted((tmp_path / "a").iterdir()):
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
+    # a later run without --execute leaves the earlier functional tables alone, and says so
+    run_cli(trace, "--out", tmp_path / "a")
+    assert "still holds functional tables" in capsys.readouterr().out
+
+
+def test_max_days_reaches_the_flags(tmp_path):
+    late = [r if r["condition"] != "mitigation" else {**r, "attempts": [{"started_at": "2026-02-01T00:00:00.000Z"}]}
+            for r in rows()]
+    jsonl.write(tmp_path / "t.jsonl", late)
+    run_cli(tmp_path / "t.jsonl", "--out", tmp_path / "strict")
+    run_cli(tmp_path / "t.jsonl", "--out", tmp_path / "lax", "--max-days", "30")
+    (strict,) = read_csv(tmp_path / "strict" / "validity_provenance_flags.csv")
+    (lax,) = read_csv(tmp_path / "lax" / "validity_provenance_flags.csv")
+    assert (strict["days_apart"], strict["flagged"]) == ("true", "true")
+    assert (lax["days_apart"], lax["flagged"]) == ("false", "false")
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def error_of(capsys, *argv):
+    assert run_cli(*argv) == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda r: {**r, "attempts": [{"started_at": "yesterday"}]}, "attempt 'started_at' is 'yesterday'"),
+    (lambda r: {**r, "attempts": [{"started_at": "2026-01-05T09:00:00"}]}, "has no time zone"),
+    (lambda r: {**r, "attempts": "none"}, "field 'attempts' must be a list"),
+    (lambda r: {**r, "cluster": "humaneval-999", "id": "humaneval-999/mitigation"}, "not in the benchmark"),
+    (lambda r: {**r, "benchmark_sha256": "0" * 64}, "rendered from benchmark 000000000000"),
+    (lambda r: {**r, "condition": "loud", "id": "humaneval-001/loud"}, "condition 'loud'"),
+    (lambda r: {**r, "id": "humaneval-001/blank"}, "does not match cluster/condition"),
+    (lambda r: {**r, "output": 42}, "field 'output' is int"),
+    (lambda r: {**r, "model": ""}, "field 'model' is ''"),
+])
+def test_a_malformed_row_is_named_by_file_and_line(tmp_path, capsys, change, expected):
+    made = rows()
+    made[2] = change(made[2])
+    jsonl.write(tmp_path / "t.jsonl", made)
+    err = error_of(capsys, tmp_path / "t.jsonl", "--out", tmp_path / "out")
+    assert f"{tmp_path / 't.jsonl'}:3:" in err and expected in err
+    assert "Traceback" not in err
+
+
+def test_the_same_model_given_twice_is_refused(trace, tmp_path, capsys):
+    jsonl.write(tmp_path / "again.jsonl", rows()[:1])
+    err = error_of(capsys, trace, tmp_path / "again.jsonl", "--out", tmp_path / "out")
+    assert "already has a final row for 'humaneval-001/clean'" in err
+
+
+def test_a_torn_trace_is_refused_with_the_runners_message(trace, tmp_path, capsys):
+    with open(trace, "ab") as f:
+        f.write(b'{"id": "half')
+    err = error_of(capsys, trace, "--out", tmp_path / "out")
+    assert "torn" in err and f"{trace}:10" in err
+
+
+def test_bad_paths_and_options(trace, tmp_path, capsys):
+    assert "no such file or directory" in error_of(capsys, tmp_path / "missing.jsonl", "--out", tmp_path / "o")
+    (tmp_path / "empty").mkdir()
+    assert "no *.jsonl trace files" in error_of(capsys, tmp_path / "empty", "--out", tmp_path / "o")
+    (tmp_path / "file").write_text("x")
+    assert "not a directory" in error_of(capsys, trace, "--out", tmp_path / "file")
+    assert "--max-days" in error_of(capsys, trace, "--out", tmp_path / "o", "--max-days", "-1")

@@ -1,0 +1,78 @@
+"""Syntactic validity: parsing, echoed boundary-marker lines, and parsing once they are removed."""
+
+import pytest
+
+from benchmark.render import BEGIN_MARKER, END_MARKER
+from validity.syntax import check, has_marker_line, is_marker_line, parse_error, remove_marker_lines
+
+VALID = "def add(a: int, b: int) -> int:\n    return a + b"
+INVALID = "def add(a, b)\n    return a + b"  # missing colon
+
+
+def test_valid_code_parses_and_has_no_marker():
+    result = check(VALID, VALID)
+    assert result.parses and result.error is None
+    assert not result.echoes_marker and not result.marker_in_text
+    assert result.parses_without_markers and not result.recovered
+
+
+def test_invalid_code_does_not_parse_and_says_where():
+    result = check(INVALID, INVALID)
+    assert not result.parses
+    assert result.error.startswith("line 1:")
+    assert not result.parses_without_markers  # no marker to blame
+    assert not result.recovered
+
+
+@pytest.mark.parametrize("marker", [BEGIN_MARKER, END_MARKER, "**BEGIN TEXT**", "end text",
+                                    "  -----END  TEXT-----  "])
+def test_an_echoed_marker_line_breaks_the_code_and_removing_it_recovers_it(marker):
+    edited = f"{marker}\n{VALID}"
+    result = check(edited, edited)
+    assert result.echoes_marker and result.marker_in_text
+    assert not result.parses
+    assert result.parses_without_markers and result.recovered
+
+
+def test_a_marker_echoed_as_a_comment_is_an_echo_that_does_not_break_the_code():
+    edited = f"# --- END TEXT ---\n{VALID}"
+    result = check(edited, edited)
+    assert result.echoes_marker and result.marker_in_text
+    assert result.parses and not result.recovered
+
+
+def test_a_marker_outside_the_edited_text_is_an_echo_but_not_in_the_text():
+    reply = f"Here it is:\n{BEGIN_MARKER}\n{VALID}\n{END_MARKER}\nbtw lunch"
+    result = check(reply, VALID)
+    assert result.echoes_marker and not result.marker_in_text
+    assert result.parses and not result.recovered
+
+
+def test_invalid_code_with_a_marker_stays_invalid_when_the_marker_is_not_the_cause():
+    edited = f"{BEGIN_MARKER}\n{INVALID}"
+    result = check(edited, edited)
+    assert result.marker_in_text and not result.parses and not result.parses_without_markers
+
+
+@pytest.mark.parametrize("line", ["x = 'BEGIN TEXT'", "# the END TEXT line", "BEGIN", "TEXT", "BEGINTEXT",
+                                  "print(END, TEXT)"])
+def test_lines_with_other_words_are_not_marker_lines(line):
+    assert not is_marker_line(line)
+    assert remove_marker_lines(f"a = 1\n{line}") == f"a = 1\n{line}"
+
+
+def test_remove_marker_lines_keeps_everything_else_in_order():
+    text = f"a = 1\n{BEGIN_MARKER}\nb = 2\n**END TEXT**\nc = 3"
+    assert has_marker_line(text)
+    assert remove_marker_lines(text) == "a = 1\nb = 2\nc = 3"
+
+
+def test_python_2_code_is_invalid_python_3():
+    assert parse_error("print 'hello'") is not None
+    assert parse_error("print('hello')") is None
+
+
+def test_odd_input_is_reported_not_raised():
+    assert parse_error("x = 1\0") is not None  # null byte
+    assert parse_error("\tif x:\n  \tpass\n        pass") is not None  # inconsistent tabs
+    assert parse_error("s = '\\d'") is None  # a SyntaxWarning is still valid code

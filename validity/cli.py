@@ -1,0 +1,71 @@
+"""The `validity` subcommand: traces in, validity tables (CSV, Markdown, LaTeX) out."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_commands(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "validity",
+        help="check that edits survive the conditions and that conditions were collected alike",
+        description="Validity reports from traces: syntactic validity of edited code (and echoed boundary\n"
+                    "markers), edit completion against reference edits (chrF), collection provenance\n"
+                    "(times, served models, unusable shares, flags) and, with --execute only, a\n"
+                    "functional check that runs edited HumanEval functions against their unit tests in\n"
+                    "a sandbox. Writes validity_*.{csv,md,tex} and validity_items.jsonl into DIR.\n"
+                    "Same traces, same bytes. See docs/VALIDITY.md.",
+        epilog="example:\n  python seam.py validity data/traces --out data/tables\n"
+               "  python seam.py validity data/traces/gpt-x.jsonl --out /tmp/v --execute --max-days 14\n\n"
+               "--execute runs model output as code. It is isolated (namespaces, read-only file system,\n"
+               "no network, resource limits; docs/VALIDITY.md says which protection applies where),\n"
+               "but only pass it for traces you are willing to execute.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("traces", nargs="+", metavar="TRACES",
+                        help="trace files (JSON Lines) or directories holding *.jsonl trace files")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory to write the tables into")
+    parser.add_argument("--execute", action="store_true",
+                        help="also run edited HumanEval functions against their unit tests (executes model "
+                             "output, in a sandbox)")
+    parser.add_argument("--max-days", type=float, default=7.0, metavar="DAYS",
+                        help="flag a model whose conditions' median request times lie more than DAYS apart "
+                             "(default 7)")
+    parser.set_defaults(func=run_validity)
+
+
+def run_validity(args) -> int:
+    import sys
+    from pathlib import Path
+
+    from common.errors import UserError
+    from validity import report
+    from validity.sandbox import available
+    from validity.summary import summary_lines
+    from validity.tables import Options
+
+    if not args.max_days >= 0:
+        raise UserError(f"--max-days must be a non-negative number of days, got {args.max_days}")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: exists and is not a directory")
+    if args.execute and available():
+        raise UserError(f"--execute: {available()}")
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 50 == 0:
+            print(f"validity: functional check {done}/{total} programs", file=sys.stderr)
+
+    result = report.build(args.traces, execute=args.execute, options=Options(max_days=args.max_days),
+                          progress=progress)
+    written = report.write(result, out)
+    print(f"{len(result.models)} models, {result.outputs} outputs: wrote {len(written)} files to {out}")
+    if not args.execute:
+        print("functional check not run: it executes model output; pass --execute to run it in the sandbox")
+        stale = sorted(p.name for name in report.FUNCTIONAL_FILES for p in out.glob(f"{name}.*"))
+        if stale:
+            print(f"note: {out} still holds functional tables from an earlier --execute run, not updated now: "
+                  f"{', '.join(stale)}")
+    for line in summary_lines(out):
+        print(line)
+    return 0

@@ -1,0 +1,111 @@
+"""Collection provenance: when each condition was asked, what answered it, and how much was unusable.
+
+A difference between two conditions means little if they were answered by
+different model versions. The original benchmark found models whose
+artifact-native condition was collected weeks after the newline one, possibly
+from a changed deployment. From the final trace rows this module reports, per
+model and condition, the first, median and last request time (attempt start
+times), the served model identifiers and system fingerprints seen, and the
+share of unusable and failed rows; and it flags a model when
+
+* `served_differs`: two of its conditions were answered by different sets of
+  served model identifiers (`served_model`; rows without one are left out), or
+* `days_apart`: the median request times of two of its conditions lie more
+  than `max_days` apart. The median, not the first or last request, so that an
+  interleaved run that took long, or a few rows asked again later, is not
+  mistaken for a condition collected at another time.
+
+System fingerprints (OpenAI's `system_fingerprint`) are listed but not
+flagged: they change between backends of the same deployment many times a day.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from benchmark.render import CONDITIONS
+from validity.inputs import Output
+
+DEFAULT_MAX_DAYS = 7.0
+
+
+@dataclass(frozen=True)
+class ConditionProvenance:
+    model: str
+    condition: str
+    rows: int
+    ok: int
+    unusable: int
+    failed: int
+    first: datetime | None  # earliest attempt start
+    median: datetime | None  # lower median of the answering attempts' starts
+    last: datetime | None  # latest attempt start
+    served: tuple[tuple[str, int], ...]  # (served model, rows), most frequent first
+    fingerprints: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class ModelFlags:
+    model: str
+    conditions: int
+    served: tuple[str, ...]  # every served model identifier seen, sorted
+    served_differs: bool
+    gap_days: float | None  # largest distance between two conditions' median request times
+    gap_between: tuple[str, str] | None
+    days_apart: bool
+
+    @property
+    def flagged(self) -> bool:
+        return self.served_differs or self.days_apart
+
+
+def _counted(values) -> tuple[tuple[str, int], ...]:
+    counts = Counter(v for v in values if v is not None)
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def by_condition(outputs: list[Output]) -> list[ConditionProvenance]:
+    """One entry per (model, condition) present, models sorted, conditions in benchmark order."""
+    groups: dict[tuple[str, str], list[Output]] = {}
+    for item in outputs:
+        groups.setdefault((item.model, item.condition), []).append(item)
+    order = {c: i for i, c in enumerate(CONDITIONS)}
+    result = []
+    for (model, condition), items in sorted(groups.items(), key=lambda g: (g[0][0], order[g[0][1]])):
+        status = Counter(i.status for i in items)
+        starts = [i.first_attempt for i in items if i.first_attempt is not None]
+        answered = sorted(i.answered for i in items if i.answered is not None)
+        result.append(ConditionProvenance(
+            model=model, condition=condition, rows=len(items), ok=status["ok"], unusable=status["unusable"],
+            failed=status["failed"], first=min(starts) if starts else None,
+            median=answered[(len(answered) - 1) // 2] if answered else None,
+            last=max(answered) if answered else None,
+            served=_counted(i.served_model for i in items), fingerprints=_counted(i.fingerprint for i in items)))
+    return result
+
+
+def flags(entries: list[ConditionProvenance], max_days: float = DEFAULT_MAX_DAYS) -> list[ModelFlags]:
+    """The two flags of the module docstring, per model."""
+    if max_days < 0:
+        raise ValueError(f"max_days must be non-negative, got {max_days}")
+    models: dict[str, list[ConditionProvenance]] = {}
+    for entry in entries:
+        models.setdefault(entry.model, []).append(entry)
+    result = []
+    for model, items in sorted(models.items()):
+        served_sets = [frozenset(name for name, _ in e.served) for e in items if e.served]
+        gap, between = None, None
+        timed = [e for e in items if e.median is not None]
+        for i, a in enumerate(timed):
+            for b in timed[i + 1:]:
+                days = abs((b.median - a.median).total_seconds()) / 86400
+                if gap is None or days > gap:
+                    gap, between = days, (a.condition, b.condition)
+        result.append(ModelFlags(
+            model=model, conditions=len(items),
+            served=tuple(sorted(set().union(*served_sets))) if served_sets else (),
+            served_differs=len(set(served_sets)) > 1, gap_days=gap, gap_between=between,
+            days_apart=gap is not None and gap > max_days))
+    return result

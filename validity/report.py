@@ -1,0 +1,139 @@
+"""Run every validity check on a set of traces and write the tables, byte for byte the same each time.
+
+`build` reads traces and clusters, runs the offline checks (syntax,
+similarity, provenance) and, only when asked, the functional check in the
+sandbox; `write` puts each table into a directory as CSV, Markdown and LaTeX
+(through `stats.render`, like the absorption tables), plus one JSON Lines file
+per output for auditing. Nothing here reads a clock or a random source: the
+only times in the output are those read from the traces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmark import dataset
+from common import jsonl
+from common.atomic import write_text
+from stats.render import Table, to_csv, to_latex, to_markdown
+from validity import functional, provenance
+from validity.inputs import read_outputs
+from validity.sandbox import DEFAULT_LIMITS, Limits
+from validity.tables import (
+    Checked,
+    Options,
+    check_outputs,
+    contrast_table,
+    data_notes,
+    flags_table,
+    functional_outcomes,
+    functional_table,
+    paired_contrasts,
+    provenance_table,
+    similarity_table,
+    syntax_outcomes,
+    syntax_table,
+)
+
+DEFAULT_OPTIONS = Options()
+FUNCTIONAL_FILES = ("validity_functional", "validity_functional_contrasts", "validity_functional_items")
+
+
+@dataclass(frozen=True)
+class Report:
+    tables: tuple[Table, ...]
+    items: tuple[dict, ...]  # validity_items.jsonl: one row per output a check applies to
+    functional_items: tuple[dict, ...] | None  # None when the functional check did not run
+    models: tuple[str, ...]
+    outputs: int
+
+
+def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, limits: Limits = DEFAULT_LIMITS,
+          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None) -> Report:
+    clusters = {c["cluster"]: c for c in dataset.load_clusters(data_dir)}
+    outputs = read_outputs(paths, clusters, dataset.benchmark_sha256(data_dir))
+    checked = check_outputs(outputs, clusters)
+    notes = data_notes(checked)
+    models = tuple(sorted({o.model for o in outputs}))
+    code_sources = tuple(sorted({c["source"] for c in clusters.values() if c["genre"] == "code"}))
+    entries = provenance.by_condition(outputs)
+    tables = [
+        syntax_table(checked, code_sources, options, notes),
+        contrast_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
+                       paired_contrasts(syntax_outcomes(checked), models, options),
+                       "the edited code does not parse", options, notes),
+        similarity_table(checked, clusters, options, notes),
+        provenance_table(entries, len(clusters), notes),
+        flags_table(provenance.flags(entries, options.max_days), options, notes),
+    ]
+    functional_items = None
+    if execute:
+        tested = {name for name, c in clusters.items() if c.get("tests")}
+        verdicts, controls = run_functional(checked, clusters, tested, limits, kernel, progress)
+        tables += [
+            functional_table(checked, tested, verdicts, controls, limits, options, notes),
+            contrast_table("validity_functional_contrasts", "Passing the unit tests: each condition vs clean",
+                           paired_contrasts(functional_outcomes(checked, tested, verdicts), models, options),
+                           "the edited function passes its unit tests", options, notes),
+        ]
+        functional_items = tuple(
+            [{"kind": "output", "model": model, "id": rid, "outcome": r.outcome, "detail": r.detail}
+             for (model, rid), r in sorted(verdicts.items())]
+            + [{"kind": kind, "model": None, "id": f"{cluster}/{kind}", "outcome": r.outcome, "detail": r.detail}
+               for (kind, cluster), r in sorted(controls.items())])
+    return Report(tuple(sorted(tables, key=lambda t: t.name)), tuple(item_rows(checked)), functional_items,
+                  models, len(outputs))
+
+
+def run_functional(checked: list[Checked], clusters: dict[str, dict], tested: set[str], limits: Limits,
+                   kernel: str, progress=None):
+    """Sandbox verdicts for every usable tested output, and the two controls of each tested cluster present."""
+    programs = {("output", c.output.model, c.output.id):
+                functional.program(c.edited, clusters[c.output.cluster]["tests"])
+                for c in checked if c.output.cluster in tested and c.edited is not None}
+    for name in sorted({c.output.cluster for c in checked} & tested):  # controls for the clusters present
+        cluster = clusters[name]
+        programs[("reference", "", name)] = functional.program(cluster["reference"], cluster["tests"], "reference")
+        programs[("artifact", "", name)] = functional.program(cluster["artifact"], cluster["tests"], "artifact")
+    results = functional.run_all(programs, limits=limits, kernel=kernel, progress=progress)
+    verdicts = {(model, rid): r for (kind, model, rid), r in results.items() if kind == "output"}
+    controls = {(kind, rid): r for (kind, _, rid), r in results.items() if kind != "output"}
+    return verdicts, controls
+
+
+def item_rows(checked: list[Checked]) -> list[dict]:
+    """One audit row per output that a check applies to (code clusters, clusters with a reference)."""
+    rows = []
+    for c in checked:
+        if c.genre != "code" and not c.has_reference:
+            continue
+        s = c.syntax
+        rows.append({
+            "model": c.output.model, "id": c.output.id, "source": c.source, "condition": c.output.condition,
+            "status": c.output.status, "usable": c.usable,
+            "parses": None if s is None else s.parses, "syntax_error": None if s is None else s.error,
+            "echoes_marker": None if s is None else s.echoes_marker,
+            "marker_in_text": None if s is None else s.marker_in_text,
+            "parses_without_markers": None if s is None else s.parses_without_markers,
+            "chrf": None if c.chrf is None else round(c.chrf, 6), "unchanged": c.unchanged,
+        })
+    return rows
+
+
+def write(report: Report, out: Path) -> list[Path]:
+    """Write every table (CSV, Markdown, LaTeX) and the item files into `out`; return the paths."""
+    out = Path(out)
+    written = []
+    for table in report.tables:
+        latex = to_latex(table).replace("'python seam.py tables'", "'python seam.py validity'", 1)
+        for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)), (".tex", latex)):
+            path = out / f"{table.name}{suffix}"
+            write_text(path, text)
+            written.append(path)
+    jsonl.write(out / "validity_items.jsonl", report.items)
+    written.append(out / "validity_items.jsonl")
+    if report.functional_items is not None:
+        jsonl.write(out / "validity_functional_items.jsonl", report.functional_items)
+        written.append(out / "validity_functional_items.jsonl")
+    return written

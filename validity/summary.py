@@ -1,0 +1,50 @@
+"""A few lines summarising the validity tables in a folder, for `seam.py validity` and ./reproduce.sh.
+
+    python -m validity.summary data/tables
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+
+def _read(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _percent(value: str) -> str:
+    return f"{100 * float(value):.1f}%" if value else "n/a"
+
+
+def summary_lines(tables: Path) -> list[str]:
+    """One line per check found in `tables` (nothing when no validity table is there)."""
+    tables = Path(tables)
+    lines = []
+    syntax = tables / "validity_syntax.csv"
+    if syntax.exists():
+        for model in sorted({r["model"] for r in _read(syntax)}):
+            cells = [f"{r['condition']} {r['invalid']}/{r['n']}" + (f" ({r['recovered']} recovered)"
+                                                                    if r["recovered"] not in ("", "0") else "")
+                     for r in _read(syntax) if r["model"] == model and r["source"] == "all"]
+            lines.append(f"validity: {model}: invalid code {'; '.join(cells)}")
+    functional = tables / "validity_functional.csv"
+    if functional.exists():
+        for model in sorted({r["model"] for r in _read(functional)}):
+            cells = [f"{r['condition']} {r['passed']}/{r['n']}" for r in _read(functional) if r["model"] == model]
+            lines.append(f"validity: {model}: unit tests passed {'; '.join(cells)}")
+    flags = tables / "validity_provenance_flags.csv"
+    if flags.exists():
+        rows = _read(flags)
+        flagged = [r["model"] for r in rows if r["flagged"] == "true"]
+        lines.append(f"validity: provenance flags: {len(flagged)} of {len(rows)} models"
+                     + (f" ({', '.join(flagged)})" if flagged else ""))
+    return lines
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m validity.summary TABLES_DIR")
+    print("\n".join(summary_lines(Path(sys.argv[1]))))

@@ -1,0 +1,365 @@
+"""Assemble the validity tables from the checked outputs, with the statistics stage's own machinery.
+
+Rates carry Wilson intervals (`stats.rates`); every treatment is compared with
+clean on the same clusters with the exact McNemar test, the sign-flip test and
+Newcombe's paired interval (`stats.paired.compare_paired`), Holm-adjusted
+across models per contrast (`stats.holm`), and written by the same contrast
+table builder as the absorption contrasts (`stats.tables.contrasts_table`).
+Tables are `stats.render.Table`s, so CSV, Markdown and LaTeX come out exactly
+as the absorption tables do. Models are sorted, conditions follow the
+benchmark's order, sources are sorted: the same traces give the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, replace
+
+from benchmark.render import CONDITIONS, TREATMENTS
+from stats.holm import holm_adjust
+from stats.paired import compare_paired, mcnemar_exact
+from stats.rates import NAN, proportion
+from stats.render import Column, Table, percent
+from stats.tables import ContrastRow, contrasts_table
+from stats.tables import Options as StatsOptions
+from validity import provenance, similarity, syntax
+from validity.inputs import Output, edited_text, format_time
+from validity.sandbox import Limits, RunResult
+
+ALL = "all"  # the source value of rows pooling every source
+
+
+@dataclass(frozen=True)
+class Options:
+    confidence: float = 0.95
+    alpha: float = 0.05
+    max_days: float = provenance.DEFAULT_MAX_DAYS
+
+    @property
+    def stats(self) -> StatsOptions:
+        return StatsOptions(confidence=self.confidence, alpha=self.alpha)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One output with the checks that apply to it (None where a check does not apply or it is unusable)."""
+
+    output: Output
+    source: str
+    genre: str
+    edited: str | None  # the extracted edited text of a usable output
+    syntax: syntax.SyntaxCheck | None  # code clusters
+    chrf: float | None  # clusters with a reference edit
+    unchanged: bool | None
+    has_reference: bool
+
+    @property
+    def usable(self) -> bool:
+        return self.edited is not None
+
+
+def check_outputs(outputs: list[Output], clusters: dict[str, dict]) -> list[Checked]:
+    """Run the offline checks (syntax, similarity) on every output."""
+    checked = []
+    for item in outputs:
+        cluster = clusters[item.cluster]
+        edited = edited_text(item, cluster)
+        code = cluster["genre"] == "code"
+        reference = cluster.get("reference")
+        checked.append(Checked(
+            output=item, source=cluster["source"], genre=cluster["genre"], edited=edited,
+            syntax=syntax.check(item.output, edited) if code and edited is not None else None,
+            chrf=similarity.chrf(edited, reference) if reference and edited is not None else None,
+            unchanged=similarity.unchanged(edited, cluster["artifact"]) if edited is not None else None,
+            has_reference=bool(reference)))
+    return checked
+
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _order(conditions) -> tuple[str, ...]:
+    """The benchmark's condition order, restricted to those given."""
+    present = set(conditions)
+    return tuple(c for c in CONDITIONS if c in present)
+
+
+def _interval_text(result) -> str:
+    if math.isnan(result.statistic):
+        return "\u2014"
+    ci = result.confidence_interval
+    return f"{percent(result.statistic)} [{percent(ci.low)}, {percent(ci.high)}]"
+
+
+def data_notes(checked: list[Checked]) -> list[str]:
+    """Gaps every table shares: conditions a model lacks, a missing clean condition."""
+    notes = []
+    models = sorted({c.output.model for c in checked})
+    present = _order(c.output.condition for c in checked)
+    for model in models:
+        have = {c.output.condition for c in checked if c.output.model == model}
+        absent = [c for c in present if c not in have]
+        if absent:
+            notes.append(f"Model {model} has no outputs for condition(s): {', '.join(absent)}.")
+    if checked and "clean" not in present:
+        notes.append("No clean outputs: no contrast with clean can be computed.")
+    return notes
+
+
+def paired_contrasts(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options
+                     ) -> list[ContrastRow]:
+    """Each treatment vs clean, per model, Holm-adjusted across the models of each contrast."""
+    rows = []
+    conditions = {condition for _, condition in outcomes}
+    if "clean" not in conditions:
+        return rows
+    for treatment in TREATMENTS:
+        if treatment not in conditions:
+            continue
+        results = [(model, compare_paired(outcomes.get((model, treatment), {}), outcomes.get((model, "clean"), {}),
+                                          confidence=options.confidence))
+                   for model in models]
+        raw = [r.pvalue_mcnemar if r.table.n else NAN for _, r in results]
+        for (model, result), adjusted in zip(results, holm_adjust(raw), strict=True):
+            significant = None if math.isnan(adjusted) else adjusted < options.alpha
+            rows.append(ContrastRow(model, treatment, "clean", result, adjusted, significant))
+    return rows
+
+
+def contrast_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
+                   notes: list[str]) -> Table:
+    """The statistics stage's contrast table, with a method note saying what b and c count here."""
+    table = contrasts_table(rows, options.stats, [])
+    method = (f"Paired on clusters usable under both conditions. Outcome: {what}. b: the outcome only under "
+              "the treatment; c: only under clean; diff = (b - c)/n in percentage points (treatment minus "
+              f"clean), with a {options.confidence:.0%} Newcombe (1998) hybrid score interval. p McNemar: exact "
+              "two-sided binomial test on the discordant pairs; p permutation: paired sign-flip test; p Holm: "
+              f"Holm-adjusted McNemar p across the models of each contrast; significant: p Holm < {options.alpha:g}.")
+    return replace(table, name=name, title=title, notes=(method, *notes))
+
+
+# ---------------------------------------------------------------- syntax
+
+
+def syntax_outcomes(checked: list[Checked]) -> dict[tuple[str, str], dict[str, bool | None]]:
+    """(model, condition) -> cluster -> invalid (True), valid (False) or unusable (None); code only."""
+    outcomes: dict[tuple[str, str], dict[str, bool | None]] = {}
+    for c in checked:
+        if c.genre == "code":
+            outcomes.setdefault((c.output.model, c.output.condition), {})[c.output.cluster] = (
+                None if c.syntax is None else not c.syntax.parses)
+    return outcomes
+
+
+def syntax_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
+    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
+               Column("outputs", "Outputs", "int"), Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
+               Column("rate", "Invalid rate", "proportion"), Column("ci_low", "CI low", "proportion"),
+               Column("ci_high", "CI high", "proportion"), Column("echo", "Echo", "int"),
+               Column("marker_in_text", "Marker in text", "int"),
+               Column("invalid_without_markers", "Invalid without markers", "int"),
+               Column("recovered", "Recovered", "int"))
+    code = [c for c in checked if c.genre == "code"]
+    models = sorted({c.output.model for c in checked})
+    conditions = _order(c.output.condition for c in code)
+    rows, shown = [], []
+    for model in models:
+        for source in (ALL, *code_sources):
+            for condition in conditions:
+                group = [c for c in code if c.output.model == model and c.output.condition == condition
+                         and source in (ALL, c.source)]
+                usable = [c.syntax for c in group if c.syntax is not None]
+                invalid = sum(not s.parses for s in usable)
+                result = proportion(invalid, len(usable), options.confidence)
+                ci = result.confidence_interval
+                echo = sum(s.echoes_marker for s in usable)
+                left = sum(s.marker_in_text for s in usable)
+                still = sum(not s.parses_without_markers for s in usable)
+                recovered = sum(s.recovered for s in usable)
+                rows.append((model, source, condition, len(group), len(usable), invalid, result.statistic,
+                             ci.low, ci.high, echo, left, still, recovered))
+                shown.append((model, source, condition, len(usable), invalid, _interval_text(result), echo, left,
+                               recovered))
+    display = Table("validity_syntax", "", (
+        Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
+        Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
+        Column("rate", "Invalid % [95% CI]", align="r"), Column("echo", "Echo", "int"),
+        Column("left", "Marker in text", "int"), Column("recovered", "Recovered", "int")), tuple(shown))
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    method = (f"Usable outputs of code clusters (n; outputs = final trace rows). Invalid: the edited text (the "
+              f"scorer's extraction) does not parse with Python {version}'s ast.parse. Echo: the reply has a "
+              "boundary-marker line (a line whose only words are BEGIN TEXT or END TEXT); marker in text: the "
+              "edited text itself keeps one; invalid without markers: still invalid once marker lines are "
+              "removed; recovered: invalid as returned, valid without marker lines. "
+              f"Rates in percent with {options.confidence:.0%} Wilson intervals; source 'all' pools the code sources.")
+    return Table("validity_syntax", "Syntactic validity of edited code", columns, tuple(rows), (method, *notes),
+                 display)
+
+
+# ---------------------------------------------------------------- functional
+
+
+def functional_outcomes(checked: list[Checked], tested: set[str], verdicts: dict[tuple[str, str], RunResult]
+                        ) -> dict[tuple[str, str], dict[str, bool | None]]:
+    """(model, condition) -> cluster -> passed, or None when the output is unusable; tested clusters only."""
+    outcomes: dict[tuple[str, str], dict[str, bool | None]] = {}
+    for c in checked:
+        if c.output.cluster in tested:
+            value = None if c.edited is None else verdicts[(c.output.model, c.output.id)].passed
+            outcomes.setdefault((c.output.model, c.output.condition), {})[c.output.cluster] = value
+    return outcomes
+
+
+def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tuple[str, str], RunResult],
+                     controls: dict[tuple[str, str], RunResult], limits: Limits, options: Options,
+                     notes: list[str]) -> Table:
+    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("outputs", "Outputs", "int"),
+               Column("n", "n", "int"), *(Column(o, o.capitalize(), "int") for o in OUTCOME_COLUMNS),
+               Column("rate", "Pass rate", "proportion"), Column("ci_low", "CI low", "proportion"),
+               Column("ci_high", "CI high", "proportion"))
+    group_of = [c for c in checked if c.output.cluster in tested]
+    models = sorted({c.output.model for c in checked})
+    conditions = _order(c.output.condition for c in group_of)
+    rows, shown = [], []
+    for model in models:
+        for condition in conditions:
+            group = [c for c in group_of if c.output.model == model and c.output.condition == condition]
+            results = [verdicts[(model, c.output.id)] for c in group if c.edited is not None]
+            counts = [sum(r.outcome == o for r in results) for o in OUTCOME_COLUMNS]
+            result = proportion(counts[0], len(results), options.confidence)
+            ci = result.confidence_interval
+            rows.append((model, condition, len(group), len(results), *counts, result.statistic, ci.low, ci.high))
+            shown.append((model, condition, len(results), *counts, _interval_text(result)))
+    display = Table("validity_functional", "", (
+        Column("model", "Model"), Column("condition", "Condition"), Column("n", "n", "int"),
+        *(Column(o, o.capitalize(), "int") for o in OUTCOME_COLUMNS),
+        Column("rate", "Pass % [95% CI]", align="r")), tuple(shown))
+    method = ("Usable outputs of clusters with unit tests (HumanEval), run in the sandbox as the edited code, "
+              "the item's test code and check(entry_point). passed: every test ran; failed: an assertion "
+              "failed; error: another exception (a missing import, a renamed function, a syntax error); "
+              "timeout: the CPU or wall-clock limit; crashed: the process ended without a verdict. Pass rate "
+              f"in percent with {options.confidence:.0%} Wilson intervals.")
+    return Table("validity_functional", "Functional check of edited code (unit tests)", columns, tuple(rows),
+                 (method, *control_notes(controls, limits), *notes), display)
+
+
+OUTCOME_COLUMNS = ("passed", "failed", "error", "timeout", "crashed")
+
+
+def control_notes(controls: dict[tuple[str, str], RunResult], limits: Limits) -> list[str]:
+    """How the controls fared, the limits, and the protections that applied."""
+    notes = []
+    for kind, label in (("reference", "The benchmark's reference solutions"),
+                        ("artifact", "The unedited artifacts")):
+        results = {cluster: r for (k, cluster), r in controls.items() if k == kind}
+        passed = sum(r.passed for r in results.values())
+        failing = sorted(cluster for cluster, r in results.items() if not r.passed)
+        text = f"{label} pass {passed} of {len(results)} items in the same sandbox"
+        notes.append(text + (f" (not: {', '.join(failing)})." if failing else "."))
+    notes.append(f"Limits per run: {limits.describe()}. PYTHONHASHSEED=0 and random.seed(0) in every run.")
+    layers = sorted({r.isolation for r in controls.values()})
+    for isolation in layers:
+        notes.append("Protections: " + (", ".join(isolation) if isolation else "none reported") + ".")
+    return notes
+
+
+# ---------------------------------------------------------------- similarity
+
+
+def similarity_table(checked: list[Checked], clusters: dict[str, dict], options: Options,
+                     notes: list[str]) -> Table:
+    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
+               Column("n", "n", "int"), Column("chrf", "chrF", "proportion"),
+               Column("unchanged", "Unchanged", "int"), Column("pairs", "Pairs", "int"),
+               Column("diff", "Diff vs clean", "proportion"), Column("higher", "Higher", "int"),
+               Column("lower", "Lower", "int"), Column("p_sign", "p sign test", "pvalue"))
+    scored = [c for c in checked if c.chrf is not None]
+    with_reference = sorted({c["source"] for c in clusters.values() if c.get("reference")})
+    models = sorted({c.output.model for c in checked})
+    conditions = _order(c.output.condition for c in checked if clusters[c.output.cluster].get("reference"))
+    rows = []
+    for model in models:
+        for source in with_reference:
+            mine = [c for c in scored if c.output.model == model and c.source == source]
+            clean = {c.output.cluster: c.chrf for c in mine if c.output.condition == "clean"}
+            for condition in conditions:
+                group = [c for c in mine if c.output.condition == condition]
+                mean = math.fsum(c.chrf for c in group) / len(group) if group else NAN
+                unchanged = sum(bool(c.unchanged) for c in group)
+                if condition == "clean":
+                    rows.append((model, source, condition, len(group), mean, unchanged, None, None, None, None,
+                                 None))
+                    continue
+                diffs = [c.chrf - clean[c.output.cluster] for c in group if c.output.cluster in clean]
+                higher, lower = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+                rows.append((model, source, condition, len(group), mean, unchanged, len(diffs),
+                             math.fsum(diffs) / len(diffs) if diffs else NAN, higher, lower,
+                             mcnemar_exact(higher, lower) if diffs else None))
+    baseline = []
+    for source in with_reference:
+        items = [c for c in clusters.values() if c["source"] == source and c.get("reference")]
+        score = math.fsum(similarity.chrf(c["artifact"], c["reference"]) for c in items) / len(items)
+        baseline.append(f"{source} {percent(score)}")
+    method = ("Edit completion, a signal and not a verdict: chrF (character n-grams, n = 1..6, beta = 2, white "
+              "space removed; Popovic 2015) between the edited text and the reference edit, averaged over "
+              "usable outputs, shown x100 in Markdown and LaTeX. Unchanged: outputs identical to the artifact "
+              "apart from white space. Diff vs clean: mean paired difference (treatment minus clean) on clusters "
+              "usable under both; higher/lower: pairs where the treatment is closer/farther; p: exact two-sided "
+              "sign test on those.")
+    base = ("An unedited artifact scores (mean chrF against the reference, x100): " + "; ".join(baseline) + "."
+            if baseline else "No cluster has a reference edit.")
+    return Table("validity_similarity", "Edit completion: chrF against the reference edit", columns, tuple(rows),
+                 (method, base, *notes))
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def _counted_text(pairs) -> str:
+    return "; ".join(f"{name} ({count})" for name, count in pairs)
+
+
+def provenance_table(entries: list[provenance.ConditionProvenance], expected: int, notes: list[str]) -> Table:
+    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("rows", "Rows", "int"),
+               Column("missing", "Missing", "int"), Column("ok", "OK", "int"),
+               Column("unusable", "Unusable", "int"), Column("failed", "Failed", "int"),
+               Column("unusable_share", "Unusable share", "proportion"),
+               Column("failed_share", "Failed share", "proportion"),
+               Column("first_request", "First request"), Column("median_request", "Median request"),
+               Column("last_request", "Last request"), Column("served_models", "Served models"),
+               Column("fingerprints", "Fingerprints"))
+    rows, shown = [], []
+    for e in entries:
+        rows.append((e.model, e.condition, e.rows, max(0, expected - e.rows), e.ok, e.unusable, e.failed,
+                     e.unusable / e.rows, e.failed / e.rows, format_time(e.first), format_time(e.median),
+                     format_time(e.last), _counted_text(e.served), _counted_text(e.fingerprints)))
+        shown.append((e.model, e.condition, e.rows, e.unusable / e.rows, e.failed / e.rows, format_time(e.first),
+                       format_time(e.last), _counted_text(e.served)))
+    display = Table("validity_provenance", "", (
+        Column("model", "Model"), Column("condition", "Condition"), Column("rows", "Rows", "int"),
+        Column("unusable", "Unusable %", "proportion"), Column("failed", "Failed %", "proportion"),
+        Column("first", "First request"), Column("last", "Last request"), Column("served", "Served models")),
+        tuple(shown))
+    method = (f"Final trace rows per model and condition; missing: of the benchmark's {expected} clusters. Times "
+              "are attempt start times (UTC) read from the traces: first = earliest attempt, median and last = "
+              "of the attempts that gave each row its final answer. Served models and fingerprints: as reported "
+              "by the provider, with the number of rows.")
+    return Table("validity_provenance", "Collection provenance per model and condition", columns, tuple(rows),
+                 (method, *notes), display)
+
+
+def flags_table(flags: list[provenance.ModelFlags], options: Options, notes: list[str]) -> Table:
+    columns = (Column("model", "Model"), Column("conditions", "Conditions", "int"),
+               Column("served_models", "Served models"), Column("served_differs", "Served differs", "flag"),
+               Column("gap_days", "Largest gap (days)", "float"), Column("gap_between", "Between"),
+               Column("days_apart", "Days apart", "flag"), Column("flagged", "Flagged", "flag"))
+    rows = tuple((f.model, f.conditions, "; ".join(f.served), f.served_differs,
+                  f.gap_days,
+                  " / ".join(f.gap_between) if f.gap_between else None, f.days_apart, f.flagged) for f in flags)
+    method = ("Served differs: two conditions of the model were answered by different sets of served model "
+              "identifiers. Largest gap: the largest distance between the median request times of two "
+              f"conditions; days apart: that gap exceeds {options.max_days:g} days. Flagged: either flag; a "
+              "flagged model's contrasts may reflect a change of deployment rather than of condition.")
+    return Table("validity_provenance_flags", "Collection provenance flags per model", columns, rows,
+                 (method, *notes))
