@@ -20,7 +20,8 @@ from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS
 from benchmark.select import PER_SOURCE, SEED, select
-from common import atomic, jsonl
+from common import jsonl
+from common.files import write_bytes
 
 # The order of the sources fixes the order of the rows and of the shared comment counts.
 SOURCES = ("humaneval", "fissix", "wikipedia", "austen", "aclsum", "pyfaq")
@@ -68,7 +69,7 @@ def build_files(log=sys.stderr) -> dict[str, bytes]:
 
 def write(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> None:
     for name, data in files.items():
-        atomic.write_bytes(data_dir / name, data)
+        write_bytes(data_dir / name, data)
 
 
 def differences(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> list[str]:

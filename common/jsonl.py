@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from common import atomic
+from common import files
 from common.errors import UserError
 
 
@@ -29,7 +29,7 @@ def dumps(row: Any) -> str:
 
 def write(path: str | Path, rows: Iterable[Any]) -> None:
     """Write rows to `path` atomically: a crash leaves the old file or the new one."""
-    atomic.write_text(path, "".join(dumps(row) for row in rows))
+    files.write_text(path, "".join(dumps(row) for row in rows))
 
 
 def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:
@@ -63,3 +63,25 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
         if not isinstance(row, dict):
             raise UserError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}")
         yield number, row
+
+
+def files_named(paths, what: str) -> list[Path]:
+    """The JSON Lines files named, a directory standing for its `*.jsonl` files (sorted).
+
+    `what` names the kind of file in messages ("label", "trace").
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            inside = sorted(path.glob("*.jsonl"))
+            if not inside:
+                raise UserError(f"{path}: directory has no *.jsonl {what} files")
+            found.extend(inside)
+        elif path.exists():
+            found.append(path)
+        else:
+            raise UserError(f"{path}: no such file or directory")
+    if not found:
+        raise UserError(f"no {what} files given")
+    return found

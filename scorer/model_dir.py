@@ -13,7 +13,6 @@ the entailment tier can run before importing onnxruntime.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.files import sha256_file as file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL_DIR = ROOT / "models" / "deberta-large-mnli"
@@ -40,14 +40,6 @@ class ModelInfo:
     entailment_index: int
     max_length: int  # longest token sequence the model accepts, specials included
     pad_token_id: int
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def locate(explicit: str | os.PathLike | None = None) -> Path | None:

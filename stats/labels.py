@@ -63,22 +63,8 @@ def condition_order(conditions) -> tuple[str, ...]:
 
 
 def label_files(paths) -> list[Path]:
-    """The JSON Lines files named, a directory standing for its `*.jsonl` files."""
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(path.glob("*.jsonl"))
-            if not found:
-                raise UserError(f"{path}: directory has no *.jsonl label files")
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            raise UserError(f"{path}: no such file or directory")
-    if not files:
-        raise UserError("no label files given")
-    return files
+    """The label files named, a directory standing for its `*.jsonl` files."""
+    return jsonl.files_named(paths, "label")
 
 
 def _require(row: dict, key: str, types, where: str, expected: str):

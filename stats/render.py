@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.atomic import write_text
+from common.files import write_text
 
 KINDS = ("text", "int", "proportion", "pvalue", "flag", "float")
 MISSING = "\u2014"  # em dash in the display formats

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from benchmark.render import CONDITIONS
+from common import jsonl
 from common.errors import UserError
 
 
@@ -38,22 +39,8 @@ class Output:
 
 
 def trace_files(paths) -> list[Path]:
-    """The files named, a directory standing for its `*.jsonl` files (sorted)."""
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(path.glob("*.jsonl"))
-            if not found:
-                raise UserError(f"{path}: directory has no *.jsonl trace files")
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            raise UserError(f"{path}: no such file or directory")
-    if not files:
-        raise UserError("no trace files given")
-    return files
+    """The trace files named, a directory standing for its `*.jsonl` files."""
+    return jsonl.files_named(paths, "trace")
 
 
 def parse_time(value, where: Callable[[], str]) -> datetime:

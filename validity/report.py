@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmark import dataset
 from common import jsonl
-from common.atomic import write_text
+from common.files import write_text
 from stats.render import Table, to_csv, to_latex, to_markdown
 from validity import functional, provenance
 from validity.inputs import read_outputs

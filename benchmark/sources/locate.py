@@ -10,7 +10,6 @@ in a `VERSION` file; a system-wide install of the same package also works.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from importlib import metadata
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from benchmark.sources import Provenance
 from common.errors import UserError
+from common.files import sha256_file
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_INSTALL_HINT = "pip install -r requirements-build.txt && bash scripts/fetch_debian_sources.sh"
@@ -29,14 +29,6 @@ class MissingSource(UserError):
 
 def sources_dir() -> Path:
     return Path(os.environ.get("SEAM_SOURCES", ROOT / ".sources"))
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def pypi_file(package: str, relpath: str) -> tuple[Path, Provenance]:

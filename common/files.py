@@ -1,7 +1,8 @@
-"""Write a file so that a crash leaves either the old file or the new one, never half of either."""
+"""File helpers: atomic writes (a crash leaves the old file or the new one, never half of either) and checksums."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 
@@ -16,3 +17,12 @@ def write_bytes(path: str | Path, data: bytes) -> None:
 def write_text(path: str | Path, text: str) -> None:
     """UTF-8, with the "\\n" line ends given (no platform translation)."""
     write_bytes(path, text.encode("utf-8"))
+
+
+def sha256_file(path: str | Path) -> str:
+    """SHA-256 of a file, read in blocks so that a 1.6 GB model file does not fill memory."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
