@@ -20,11 +20,10 @@ from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS
 from benchmark.select import PER_SOURCE, SEED, select
+from benchmark.sources import SOURCES
 from common import jsonl
 from common.files import write_bytes
 
-# The order of the sources fixes the order of the rows and of the shared comment counts.
-SOURCES = ("humaneval", "fissix", "wikipedia", "austen", "aclsum", "pyfaq")
 MANIFEST = "MANIFEST.json"
 
 

@@ -16,12 +16,11 @@ from benchmark.collisions import cluster_texts, collisions
 from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS, benchmark_sha256
 from benchmark.render import BEGIN_MARKER, CONDITIONS, END_MARKER, MITIGATION, render
+from benchmark.select import PER_SOURCE
+from benchmark.sources import SOURCES
 from common import jsonl
 from common.errors import UserError
 
-SOURCES = {"humaneval": "code", "fissix": "code", "wikipedia": "prose", "austen": "prose",
-           "aclsum": "prose", "pyfaq": "prose"}
-PER_SOURCE = 50
 LICENSE_PARTITION = {
     "MIT": "permissive", "PSF-2.0": "permissive", "CC-BY-4.0": "permissive",
     "LicenseRef-public-domain": "permissive",
