@@ -39,7 +39,7 @@ if [ ${#traces[@]} -eq 0 ]; then
   echo "no released trace sets in data/traces/: nothing to rescore"
 fi
 mkdir -p "$work/labels" "$work/tables"
-for trace in "${traces[@]}"; do
+for trace in ${traces[@]+"${traces[@]}"}; do
   name=$(basename "$trace")
   released="data/labels/$name"
   tiers=$("$PY" scripts/released_tiers.py "$released")
@@ -52,14 +52,14 @@ for trace in "${traces[@]}"; do
   fi
   step "2. rescore $trace and compare with $released" \
     bash -c '"$PY" seam.py score "$1" --out "$2" "${@:4}" && "$PY" scripts/compare.py "$3" "$2"' _ \
-    "$trace" "$work/labels/$name" "$released" "${nli[@]}"
+    "$trace" "$work/labels/$name" "$released" ${nli[@]+"${nli[@]}"}
 done
 
 if [ -d data/tables ]; then
   validity=(true)
   ignore=()
   if [ ${#traces[@]} -gt 0 ]; then
-    validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" "${execute[@]}")
+    validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" ${execute[@]+"${execute[@]}"})
     if [ ${#execute[@]} -eq 0 ]; then
       ignore=(--ignore 'validity_functional*')
       echo "   validity: the functional check executes model output and is not rerun; ./reproduce.sh --execute reruns and compares it"
@@ -76,7 +76,9 @@ echo "== 4. summary"
 [ -f data/tables/rates.csv ] && "$PY" scripts/summary.py data/tables
 [ -f data/tables/validity_syntax.csv ] && "$PY" -m validity.summary data/tables
 if [ "$failures" -eq 0 ]; then
-  echo "reproduce: everything matches ($((SECONDS - started_all)) s)"
+  rerun=""
+  [ ${#execute[@]} -eq 0 ] && rerun="; functional check not rerun (./reproduce.sh --execute)"
+  echo "reproduce: everything matches ($((SECONDS - started_all)) s$rerun)"
 else
   echo "reproduce: $failures step(s) FAILED ($((SECONDS - started_all)) s)"
   exit 1

@@ -5,10 +5,21 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from common.errors import UserError
+
+
+def make_parent(path: str | Path) -> None:
+    """Create the folder a file goes into; a file standing where a folder must be is the user's to fix."""
+    parent = Path(path).parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UserError(f"{path}: cannot create the folder {parent}: a file is in the way") from None
+
 
 def write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     tmp.replace(path)

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from common.errors import UserError
+from common.files import make_parent
 
 STATUSES = ("ok", "unusable", "failed")
 FSYNC_INTERVAL_S = 1.0
@@ -120,7 +121,7 @@ class TraceWriter:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_parent(self.path)
         try:
             self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except IsADirectoryError:

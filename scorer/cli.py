@@ -44,7 +44,8 @@ def add_commands(subparsers) -> None:
         description="Score every usable treatment output against the comment of another cluster "
                     "(same genre and condition) and report how often each tier fires.",
         epilog="example:\n  python seam.py placebo data/traces/gpt-x.jsonl\n"
-               "  python seam.py placebo data/traces/gpt-x.jsonl --out data/labels/gpt-x.placebo.jsonl")
+               "  python seam.py placebo data/traces/gpt-x.jsonl --out data/placebo/gpt-x.jsonl\n\n"
+               "Keep --out outside data/labels: 'seam.py tables data/labels' reads every *.jsonl there as labels.")
     p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
     p.add_argument("--out", type=Path, help="also write the per-row placebo results (one trace file only)")
     _add_common(p)
@@ -140,6 +141,9 @@ def run_score(args) -> int:
         raise UserError(f"--out names one labels file but {len(args.traces)} trace files were given; "
                         "use --out-dir")
     _refuse_directory(args.out, "--out names the labels file; use --out-dir for a directory")
+    if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
+        raise UserError(f"{args.out_dir}: is a file; --out-dir names a directory (one <model>.jsonl per "
+                        "trace file); use --out for a single labels file")
     requests = read_requests(args.requests)
     trace_sets = [read_traces(path) for path in args.traces]
     outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
@@ -216,11 +220,13 @@ def run_nli_export(args) -> int:
 
 
 def _models_in(labels_path: Path) -> set[str]:
+    """The entailment models named in a labels file; lines that are not JSON objects (or not UTF-8) are skipped,
+    since the audit has already reported the first line that differs."""
     models = set()
-    for line in labels_path.read_text(encoding="utf-8").splitlines():
+    for line in labels_path.read_bytes().splitlines():
         try:
             sha = json.loads(line).get("nli_model_sha256")
-        except (json.JSONDecodeError, AttributeError):
+        except (ValueError, AttributeError):  # ValueError covers JSONDecodeError and UnicodeDecodeError
             continue
         if sha:
             models.add(sha)

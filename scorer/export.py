@@ -187,8 +187,12 @@ def run(model_name: str, out: Path, revision: str | None = None) -> int:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     print(f"downloading {model_name} (revision {revision or 'default'})", file=sys.stderr)
-    hf_tokenizer = AutoTokenizer.from_pretrained(model_name, revision=revision)
-    model = AutoModelForSequenceClassification.from_pretrained(model_name, revision=revision).eval()
+    try:
+        hf_tokenizer = AutoTokenizer.from_pretrained(model_name, revision=revision)
+        model = AutoModelForSequenceClassification.from_pretrained(model_name, revision=revision).eval()
+    except OSError as exc:
+        raise UserError(f"cannot load {model_name}: {str(exc).splitlines()[0]} (nli-export needs internet "
+                        "access to huggingface.co, or --model /path/to/a/local/checkpoint)") from None
     if getattr(model.config, "model_type", None) != "deberta":
         raise UserError(f"{model_name}: model_type is {model.config.model_type!r}; nli-export "
                         "supports DeBERTa v1 ('deberta') models only")

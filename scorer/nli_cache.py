@@ -19,6 +19,7 @@ import sqlite3
 from pathlib import Path
 
 from common.errors import UserError
+from common.files import make_parent
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS logits (
@@ -43,7 +44,7 @@ class NliCache:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_parent(self.path)
         try:
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
             self._db.execute(_SCHEMA)

@@ -33,6 +33,9 @@ def compare_files(released: Path, regenerated: Path) -> list[str]:
 
 
 def compare(released: Path, regenerated: Path, ignore: tuple[str, ...] = ()) -> list[str]:
+    for path in (released, regenerated):
+        if not path.exists():
+            return [f"{path}: missing"]
     if released.is_file() or regenerated.is_file():
         if not (released.is_file() and regenerated.is_file()):
             return [f"{released if not released.is_file() else regenerated}: missing"]

@@ -9,13 +9,15 @@ if [ "${SEAM_NO_VENV:-}" = 1 ]; then
   return 0
 fi
 if [ ! -x .venv/bin/python ]; then
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || { echo "seam needs Python 3.11 or newer, found $(python3 --version)" >&2; return 1; }
   echo "creating .venv with $(python3 --version)"
   python3 -m venv .venv
 fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
 export PY=python
-stamp=".venv/.seam-installed-$(cat "$@" | sha256sum | cut -c1-16)"
+stamp=".venv/.seam-installed-$(cat "$@" | python -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:16])')"
 if [ ! -f "$stamp" ]; then
   for file in "$@"; do
     if [ "$file" = requirements-build.txt ]; then

@@ -5,11 +5,14 @@ guard alone) and for the default; an unprotected run shows that each attempt
 does succeed when nothing stops it, so these tests can fail.
 """
 
+import os
 import random
+import resource
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -77,6 +80,28 @@ def test_exiting_early_or_faking_a_verdict_is_never_a_pass():
     assert run(fake).outcome == "error"
 
 
+def test_a_verdict_written_to_the_result_pipe_without_the_nonce_is_ignored():
+    # the pipe's number is on the child's command line; only the nonce tells the real verdict from this one
+    fake = ("import os, sys\nverdict = '{\"kind\": \"result\", \"outcome\": \"passed\", \"detail\": \"\"}\\n'\n"
+            "os.write(int(sys.argv[1]), verdict.encode())\nos._exit(0)\n")
+    assert run(fake).outcome == "crashed"
+
+
+def test_exception_names_chosen_by_the_program_never_reach_the_verdict():
+    # a class name can carry anything (a file's content, an address) into the released tables
+    secret = "import os\nraise type('Leak_' + str(os.getpid()) + '_' + str(id(object())), (ValueError,), {})()\n"
+    assert (run(secret).outcome, run(secret).detail) == ("error", "ValueError in edited code")
+    disguised = ("import builtins\nE = type('Leak', (KeyError,), {'__module__': 'builtins'})\nbuiltins.Leak = E\n"
+                 "raise E()\n")
+    assert run(disguised).detail == "KeyError in edited code"
+
+
+def test_output_beyond_the_file_size_limit_is_cut_off_not_a_pass():
+    result = run("import sys\nfor _ in range(3000):\n    sys.stdout.write('x' * 1000)\nsys.stdout.flush()\n",
+                 Limits(cpu_seconds=5, wall_seconds=10, file_bytes=1 << 20))
+    assert (result.outcome, result.detail) == ("error", "OSError in edited code")
+
+
 def test_memory_beyond_the_limit_is_refused():
     result = run("block = bytearray(2 << 30)\n", Limits(cpu_seconds=5, wall_seconds=10, memory_bytes=512 << 20))
     assert (result.outcome, result.detail) == ("error", "MemoryError in edited code")
@@ -131,26 +156,113 @@ def _write(path):
     return f"with open({str(path)!r}, 'w') as f:\n    f.write('escaped')\n"
 
 
+def _write_through_directory_fd(path):
+    # the audit event of os.open does not carry dir_fd: the path looks relative to the working directory
+    return (f"import os\nd = os.open({str(path.parent)!r}, os.O_RDONLY)\n"
+            f"fd = os.open({path.name!r}, os.O_WRONLY | os.O_CREAT, dir_fd=d)\nos.write(fd, b'escaped')\n")
+
+
+def _write_database(path):
+    return f"import sqlite3\nc = sqlite3.connect({str(path)!r})\nc.execute('create table t (x)')\nc.commit()\n"
+
+
+def _write_history(path):
+    return f"import readline\nreadline.write_history_file({str(path)!r})\n"  # written in C, no audit event
+
+
+WRITES = {"open": _write, "directory fd": _write_through_directory_fd, "sqlite3": _write_database,
+          "readline": _write_history}
+REMOVALS = {"os.remove": lambda path: f"import os\nos.remove({str(path)!r})\n",
+            "directory fd": lambda path: (f"import os\nd = os.open({str(path.parent)!r}, os.O_RDONLY)\n"
+                                          f"os.remove({path.name!r}, dir_fd=d)\n")}
+
+
+@pytest.mark.parametrize("write", WRITES.values(), ids=WRITES.keys())
 @pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
-def test_writing_outside_the_working_directory_fails_and_leaves_nothing(tmp_path, layers):
+def test_writing_outside_the_working_directory_fails_and_leaves_nothing(tmp_path, layers, write):
     target = tmp_path / "escaped.txt"
-    result = run(_write(target), **layers)
+    result = run(write(target), **layers)
     assert result.outcome == "error", result
     assert not target.exists()
 
 
+@pytest.mark.parametrize("remove", REMOVALS.values(), ids=REMOVALS.keys())
 @pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
-def test_removing_a_file_outside_fails(tmp_path, layers):
+def test_removing_a_file_outside_fails(tmp_path, layers, remove):
     victim = tmp_path / "keep.txt"
     victim.write_text("precious")
-    assert run(f"import os\nos.remove({str(victim)!r})\n", **layers).outcome == "error"
+    assert run(remove(victim), **layers).outcome == "error"
     assert victim.read_text() == "precious"
 
 
-def test_without_protection_the_write_would_land(tmp_path):
+@pytest.mark.parametrize("write", WRITES.values(), ids=WRITES.keys())
+def test_without_protection_the_write_would_land(tmp_path, write):
     target = tmp_path / "escaped.txt"
-    assert run(_write(target), **UNPROTECTED).outcome == "passed"
-    assert target.read_text() == "escaped"
+    assert run(write(target), **UNPROTECTED).outcome == "passed"
+    assert target.exists()
+
+
+@pytest.mark.parametrize("remove", REMOVALS.values(), ids=REMOVALS.keys())
+def test_without_protection_the_removal_would_happen(tmp_path, remove):
+    victim = tmp_path / "keep.txt"
+    victim.write_text("precious")
+    assert run(remove(victim), **UNPROTECTED).outcome == "passed"
+    assert not victim.exists()
+
+
+@pytest.fixture
+def sleeper():
+    """A process of this test's own, for the program to try to reach."""
+    process = subprocess.Popen(["sleep", "60"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def _files_limit(pid):
+    return resource.prlimit(pid, resource.RLIMIT_NOFILE)
+
+
+REACH = {"os.kill": lambda pid: f"import os, signal\nos.kill({pid}, signal.SIGTERM)\n",
+         "resource.prlimit": lambda pid: f"import resource\nresource.prlimit({pid}, resource.RLIMIT_NOFILE, (16, 16))\n"}
+
+
+@pytest.mark.parametrize("reach", REACH.values(), ids=REACH.keys())
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_another_process_cannot_be_signalled_or_limited(sleeper, layers, reach):
+    before = _files_limit(sleeper.pid)
+    assert run(reach(sleeper.pid), **layers).outcome == "error"
+    time.sleep(0.05)
+    assert sleeper.poll() is None and _files_limit(sleeper.pid) == before
+
+
+@pytest.mark.parametrize("reach", REACH.values(), ids=REACH.keys())
+def test_without_protection_another_process_would_be_reached(sleeper, reach):
+    before = _files_limit(sleeper.pid)
+    assert run(reach(sleeper.pid), **UNPROTECTED).outcome == "passed"
+    sleeper.wait(timeout=5) if "kill" in reach(0) else None
+    assert sleeper.poll() is not None or _files_limit(sleeper.pid) != before
+
+
+KERNEL_LAYERS = {k: v for k, v in LAYERS.items() if k != "guard only"}
+
+
+@pytest.mark.parametrize("layers", KERNEL_LAYERS.values(), ids=KERNEL_LAYERS.keys())
+def test_with_the_kernel_layer_no_process_of_the_machine_is_visible(layers):
+    if not KERNEL:
+        pytest.skip("no namespaces on this machine")
+    # the PID namespace alone hides nothing while the machine's /proc stays mounted
+    source = (f"import os\nassert os.getpid() == 1\nassert not os.path.exists('/proc/{os.getpid()}')\n"
+              "assert not [p for p in os.listdir('/proc') if p.isdigit() and p != '1']\n")
+    assert run(source, **layers).outcome == "passed"
+
+
+@pytest.mark.parametrize("layers", KERNEL_LAYERS.values(), ids=KERNEL_LAYERS.keys())
+def test_with_the_kernel_layer_no_capability_is_left(layers):
+    if not KERNEL:
+        pytest.skip("no namespaces on this machine")
+    source = "status = open('/proc/self/status').read()\nassert 'CapEff:\\t0000000000000000' in status, status\n"
+    assert run(source, **layers).outcome == "passed"
 
 
 def test_the_working_directory_is_writable_and_thrown_away(tmp_path, monkeypatch):

@@ -58,6 +58,8 @@ def run_validity(args) -> int:
 
     result = report.build(args.traces, execute=args.execute, options=Options(max_days=args.max_days),
                           progress=progress)
+    if result.outputs == 0:  # empty tables would silently replace real ones in --out
+        raise UserError(f"{', '.join(map(str, args.traces))}: no trace rows; nothing written to {out}")
     written = report.write(result, out)
     print(f"{len(result.models)} models, {result.outputs} outputs: wrote {len(written)} files to {out}")
     if not args.execute:

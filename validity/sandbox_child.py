@@ -204,11 +204,35 @@ def install_guard(workdir):
     sys.addaudithook(hook)
 
 
+def builtin_exception_names():
+    """Each built-in exception class and its name, taken before any program code runs."""
+    import builtins
+
+    return {cls: cls.__name__ for cls in vars(builtins).values()  # __name__: IOError is OSError
+            if isinstance(cls, type) and issubclass(cls, BaseException)}
+
+
+def exception_name(exc, builtin_names):
+    """The name of the nearest built-in class of `exc`.
+
+    Never the program's own class name: the program chooses it, so it could
+    carry anything into the released tables (a file's content, an address that
+    changes from run to run). The classes are compared by identity with those
+    taken before the program ran, so a class that claims to be built in
+    (`__module__ = "builtins"`, or put into `builtins`) is not taken for one.
+    """
+    for cls in type(exc).__mro__:
+        if cls in builtin_names:
+            return builtin_names[cls]
+    return "BaseException"
+
+
 def run_parts(parts):
     """Execute the parts in one namespace; (outcome, detail)."""
     import builtins
     import random
 
+    builtin_names = builtin_exception_names()
     random.seed(0)  # the same pseudo-random numbers on every run
     namespace = {"__name__": "seam_sandbox", "__builtins__": builtins}
     for label, source in parts:
@@ -218,7 +242,7 @@ def run_parts(parts):
         except AssertionError:
             return "failed", f"AssertionError in {label}"
         except BaseException as exc:  # noqa: BLE001 - SystemExit, MemoryError, anything the program raises
-            return "error", f"{type(exc).__name__} in {label}"
+            return "error", f"{exception_name(exc, builtin_names)} in {label}"
     return "passed", ""
 
 
