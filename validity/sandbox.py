@@ -11,7 +11,8 @@ says which protections applied, and `docs/VALIDITY.md` says where each holds.
 
 Determinism: the verdict depends only on the program and the limits. The
 child runs with PYTHONHASHSEED=0 and `random.seed(0)`, exceptions are reported
-by type and program part (never by message, which may hold addresses), and a
+by their nearest built-in class and program part (never by message or by the
+program's own class name, which may hold addresses or anything else), and a
 timeout is a verdict like any other. The limits are generous so that no
 HumanEval solution comes near them.
 """

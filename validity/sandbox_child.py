@@ -12,22 +12,30 @@ before the first line of it runs:
 1. Kernel layer (Linux; as root, or as any user where unprivileged user
    namespaces are allowed): new network, mount and PID namespaces; a fresh,
    size-limited tmpfs on the working directory; every other mount re-mounted
-   read-only, nodev and nosuid; all capabilities dropped and no_new_privs set.
-   The program then runs in a forked child that is PID 1 of its namespace, so
-   it sees no other process and every process it might start dies with it.
+   read-only, nodev and nosuid. The program then runs in a forked child that
+   is PID 1 of its namespace, with a /proc of that namespace mounted over the
+   machine's (so it sees no other process, and every process it might start
+   dies with it), all capabilities dropped and no_new_privs set.
    With `kernel = "auto"` a failure here falls back to the layers below and the
    report says which layers applied; with `"require"` it is a setup error.
 2. Resource limits (setrlimit): CPU seconds, address space, size of any file
    written (stdout included), open files, and no new processes.
 3. Guard (PEP 578 audit hook, which Python code cannot remove): sockets,
-   subprocesses, fork/exec, signals to other processes, links and ctypes are
-   refused, and so is any write, rename, removal or mode change outside the
-   working directory. On its own it is not a security boundary (C code could
-   bypass it); it is the fallback where the kernel layer is unavailable, and a
-   second wall where it is.
+   subprocesses, fork/exec, signals to other processes, changing resource
+   limits, links, ctypes and sqlite3 are refused, and so are opening a
+   directory (a directory descriptor would let `dir_fd=` calls write where the
+   audit events do not show), any `dir_fd=` argument, and any write, rename,
+   removal or mode change outside the working directory; modules that write
+   files in C without an audit event (readline, dbm) cannot be imported. On
+   its own it is not a security boundary: C code, and the Python functions
+   that raise no audit event at all (for example `signal.pidfd_send_signal`,
+   `os.setpriority`, `os.mkfifo`), get past it. It is the fallback where the
+   kernel layer is unavailable, and a second wall where it is.
 
 The result line carries the job's nonce, so a program that prints, exits early
-(`sys.exit(0)`, `os._exit(0)`) or fakes output can never be read as a pass.
+(`sys.exit(0)`, `os._exit(0)`) or writes a verdict of its own into the pipe is
+not read as a pass. That stops accidents, not intent: the program shares this
+interpreter and could find the nonce (or fool its tests in simpler ways).
 """
 
 import json
@@ -48,12 +56,18 @@ CAPABILITY_VERSION_3 = 0x20080522
 # Audit events refused outright (prefix match), and those allowed only inside the working directory.
 BLOCKED_EVENTS = ("socket.", "ctypes.", "subprocess.", "os.exec", "os.fork", "os.forkpty", "os.posix_spawn",
                   "os.spawn", "os.system", "os.kill", "os.killpg", "os.symlink", "os.link", "os.startfile",
-                  "pty.", "webbrowser.")
-BLOCKED_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "multiprocessing", "_multiprocessing")
+                  "pty.", "webbrowser.", "sqlite3.", "resource.setrlimit", "resource.prlimit")
+# readline, _dbm and _gdbm write files from C without an audit event
+BLOCKED_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "multiprocessing", "_multiprocessing", "readline",
+                   "_dbm", "_gdbm")
 PATH_EVENTS = {  # event -> indices of its path arguments
     "os.remove": (0,), "os.rename": (0, 1), "os.mkdir": (0,), "os.rmdir": (0,), "os.chmod": (0,),
     "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
     "os.chflags": (0,), "os.lchflags": (0,), "shutil.rmtree": (0,),
+}
+DIR_FD_EVENTS = {  # event -> indices of its dir_fd arguments (None unless the caller passed one)
+    "os.remove": (1,), "os.rename": (2, 3), "os.mkdir": (2,), "os.rmdir": (1,), "os.chmod": (2,),
+    "os.chown": (3,), "os.utime": (3,),
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
@@ -126,7 +140,11 @@ def _unescape(raw):
 
 
 def isolate_kernel(workdir, workdir_bytes):
-    """Namespaces, read-only mounts and no capabilities; return the layers that now apply."""
+    """Namespaces and read-only mounts; return the layers that now apply, and libc.
+
+    Capabilities are dropped later, by the program's process, once it has
+    mounted its namespace's /proc (`own_proc`).
+    """
     libc = _Libc()
     uid, gid = os.getuid(), os.getgid()
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID
@@ -155,9 +173,28 @@ def isolate_kernel(workdir, workdir_bytes):
     layers.append(f"tmpfs working directory ({workdir_bytes} bytes)")
     layers.append("read-only file system without devices" + (f" except {', '.join(sorted(failed))}"
                                                              if failed else ""))
-    libc.drop_capabilities()
-    layers.append("no capabilities")
     return layers, libc
+
+
+def own_proc(libc):
+    """Mount this PID namespace's /proc over the machine's; True when done.
+
+    Run by the namespace's PID 1, before it drops its capabilities. Without it
+    the PID namespace hides nothing: the machine's /proc would still list every
+    process and its command line. Where a proc mount is refused (some
+    containers), an empty read-only tmpfs hides /proc instead; False if neither works.
+    """
+    flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    try:
+        libc.mount("proc", "/proc", "proc", flags)
+        return True
+    except OSError:
+        pass
+    try:
+        libc.mount("tmpfs", "/proc", "tmpfs", flags, "size=4k,mode=0555")
+        return True
+    except OSError:
+        return False
 
 
 def set_limits(limits, *, processes):
@@ -196,10 +233,15 @@ def install_guard(workdir):
             refuse(event)
         if event == "import" and args[0].partition(".")[0] in BLOCKED_IMPORTS:
             refuse(f"import {args[0]}")
-        if event == "open" and isinstance(args[2], int) and args[2] & WRITE_FLAGS and not inside(args[0]):
-            refuse(f"writing {args[0]!r}")
+        if event == "open" and not isinstance(args[0], int):
+            if isinstance(args[2], int) and args[2] & WRITE_FLAGS and not inside(args[0]):
+                refuse(f"writing {args[0]!r}")
+            if os.path.isdir(args[0]):  # the `open` event does not show the dir_fd= of later calls
+                refuse(f"opening the directory {args[0]!r}")
         if event in PATH_EVENTS and not all(inside(args[i]) for i in PATH_EVENTS[event] if i < len(args)):
             refuse(f"{event} outside the working directory")
+        if event in DIR_FD_EVENTS and any(args[i] is not None for i in DIR_FD_EVENTS[event] if i < len(args)):
+            refuse(f"{event} with dir_fd")
 
     sys.addaudithook(hook)
 
@@ -273,6 +315,10 @@ def main():
             report(kind="status", exit=code, cpu=usage.ru_utime + usage.ru_stime)
             return 0
         libc.prctl(PR_SET_PDEATHSIG, 9)  # SIGKILL if the parent side is killed (wall-clock limit)
+        if not own_proc(libc):
+            layers[layers.index("PID namespace")] = "PID namespace (the machine's /proc still visible)"
+        libc.drop_capabilities()
+        layers.append("no capabilities")
         import resource
 
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))

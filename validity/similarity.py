@@ -19,7 +19,9 @@ Definition (Popović 2015, the original chrF):
   weighs twice as much as precision); 0 when chrP + chrR = 0. When no order
   applies (a text shorter than one character after removing white space), the
   score is 1 if the two texts are equal and 0 otherwise.
-sacrebleu 2 averages per-order F-scores instead, so its values differ slightly.
+This is also what sacrebleu computes by default (sentence chrF, /100); only its
+`eps_smoothing=True` option averages per-order F-scores instead. Where no order
+applies, sacrebleu gives 0 even to two equal texts.
 
 Popović M (2015). chrF: character n-gram F-score for automatic MT evaluation.
 WMT 2015, 392-395.
