@@ -161,7 +161,10 @@ def _longest_fence(text: str, artifact: str, genre: str) -> tuple[str, str, str]
         fenced.update(range(block[2], block[3] + 1))
     outside = "\n".join(line for i, line in enumerate(lines) if i not in fenced)
     wanted = _artifact_words(artifact)
-    if len(wanted & content_words(content)) < len(wanted & content_words(outside)):
+    # In a code reply, a block the model closed without opening is the code itself: the explanation
+    # after it often repeats more of the code's words, so the comparison would wrongly reject it.
+    trusted = genre == "code" and left_out is not None and first == left_out[0]
+    if not trusted and len(wanted & content_words(content)) < len(wanted & content_words(outside)):
         return None
     return "\n".join(lines[:span_first]), content, "\n".join(lines[span_last + 1:])
 

@@ -27,7 +27,7 @@ from scorer.inputs import Request, Trace, TraceSet
 from scorer.units import units
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
-SCORER_VERSION = "2"
+SCORER_VERSION = "3"
 
 
 @dataclass(frozen=True)

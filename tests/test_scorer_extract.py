@@ -199,15 +199,23 @@ def test_a_closing_fence_whose_opening_was_left_out_ends_the_code():
     assert result.cut_before == "" and result.cut_after == "This function adds a and b."
 
 
-def test_a_left_out_opening_fence_never_makes_the_explanation_the_edited_text():
-    # The explanation names more of the artifact's words than the rewritten code does, so
-    # rule 1 gives way to rule 3 (the whole reply); but the code must not be cut away.
+def test_a_left_out_opening_fence_in_code_is_the_code_even_when_the_explanation_repeats_more_words():
+    # The explanation names more of the artifact's words than the rewritten code does; in a code
+    # reply the block the model closed is still the code, and the explanation is talk to the user.
     artifact = 'def add(a, b):\n    """Return the sum of two integers a and b."""\n    return a + b'
     code = "def add(a, b):\n    # this goes to the whole team after lunch\n    return a + b"
-    reply = code + "\n```\n\nThis function returns the sum of the two integers."
+    explanation = "This function returns the sum of the two integers."
+    reply = code + "\n```\n\n" + explanation
     result = extract(reply, artifact, "code")
-    assert result.method == "plain" and result.text.startswith(code)
-    assert result.cut_before == ""
+    assert (result.method, result.text, result.cut_after) == ("fence", code, explanation)
+
+
+def test_in_prose_a_left_out_opening_fence_still_yields_to_the_word_comparison():
+    artifact = "The cathedral was completed in 1480 and enlarged twice in the following century."
+    prose = "Completed in 1480, the church grew."
+    reply = prose + "\n```\n\nThe cathedral was completed in 1480 and enlarged twice in the following century."
+    result = extract(reply, artifact, "prose")
+    assert result.method == "plain" and result.text.startswith(prose)
 
 
 def test_a_left_out_opening_fence_after_a_preamble_and_before_a_fenced_example():
