@@ -217,6 +217,20 @@ def _artifact_words(artifact: str) -> frozenset[str]:
     return content_words(artifact)
 
 
+def is_marker_line(line: str) -> bool:
+    """Whether `line` is a BEGIN TEXT or END TEXT marker line, restyled or not ("**END TEXT**").
+
+    The same comparison the extraction cuts at, exposed so that other stages (the
+    validity check's marker echoes) agree with the scorer on what a marker line is.
+    """
+    return _marker_form(line) in (_BEGIN, _END)
+
+
+def _marker_form(line: str) -> str:
+    """The normalised line when it could be a marker line, else "" (most lines skip normalisation)."""
+    return normalize(line) if "text" in line.lower() else ""
+
+
 def _cut_markers(text: str) -> tuple[str, str | None, str | None]:
     """Cut at the BEGIN/END TEXT marker lines; (text, cut before or None, cut after or None).
 
@@ -224,7 +238,7 @@ def _cut_markers(text: str) -> tuple[str, str | None, str | None]:
     ("**END TEXT**", "----- END TEXT -----") still marks where its text ends.
     """
     lines = text.split("\n")
-    seen = [normalize(line) if "text" in line.lower() else "" for line in lines]
+    seen = [_marker_form(line) for line in lines]
     cut_before = cut_after = None
     if _BEGIN in seen:
         first = seen.index(_BEGIN)

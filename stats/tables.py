@@ -50,7 +50,11 @@ def contrast_name(first: str, second: str) -> str:
     return f"{first} vs {second}"
 
 
-def _interval_text(value: float, low: float, high: float) -> str:
+def interval_text(value: float, low: float, high: float) -> str:
+    """A rate or difference as "12.3 [4.5, 20.1]" in percent, or an em dash when it is undefined.
+
+    Shared with the validity tables, so every bracketed interval in the report looks the same.
+    """
     if math.isnan(value):
         return "\u2014"
     return f"{percent(value)} [{percent(low)}, {percent(high)}]"
@@ -104,7 +108,7 @@ def rates_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
             ci = result.confidence_interval
             rows.append((model, condition, n, absorbed, result.statistic, ci.low, ci.high,
                          labels.entailment_missing.get((model, condition), 0)))
-            cells.append(_interval_text(result.statistic, ci.low, ci.high))
+            cells.append(interval_text(result.statistic, ci.low, ci.high))
             if n:
                 sizes.append(n)
         n_text = "\u2014" if not sizes else (str(min(sizes)) if min(sizes) == max(sizes)
@@ -133,14 +137,27 @@ class ContrastRow:
 
 def contrast_rows(labels: LabelSet, options: Options) -> list[ContrastRow]:
     """Every model x contrast whose two conditions appear in the labels, with Holm across models."""
+    return paired_contrast_rows(labels.outcomes, labels.models, CONTRASTS, options)
+
+
+def paired_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models,
+                         contrasts, options: Options) -> list[ContrastRow]:
+    """Each (first, second) contrast whose two conditions both occur in `outcomes`, per model,
+    with the exact McNemar p Holm-adjusted across the models of that contrast.
+
+    `outcomes[(model, condition)][cluster]` is True/False when usable and None when
+    not. One builder for the absorption contrasts and the validity checks' contrasts
+    with clean, so both are tested, seeded and adjusted the same way.
+    """
     rows = []
-    for first, second in CONTRASTS:
-        if not (labels.has_condition(first) and labels.has_condition(second)):
+    present = {condition for _, condition in outcomes}
+    for first, second in contrasts:
+        if not (first in present and second in present):
             continue
-        results = [(model, paired.compare_paired(labels.outcome(model, first), labels.outcome(model, second),
+        results = [(model, paired.compare_paired(outcomes.get((model, first), {}), outcomes.get((model, second), {}),
                                                  confidence=options.confidence,
                                                  permutations=options.permutations, seed=options.seed))
-                   for model in labels.models]
+                   for model in models]
         # models without pairs have no test and are not part of the Holm family
         raw = [r.pvalue_mcnemar if r.table.n else NAN for _, r in results]
         for (model, result), adjusted in zip(results, holm_adjust(raw), strict=True):
@@ -166,7 +183,7 @@ def contrasts_table(rows: list[ContrastRow], options: Options, notes: list[str])
                     r.pvalue_mcnemar if has else None, r.permutation.pvalue if has else None,
                     row.pvalue_holm, row.significant, r.permutation.method if has else None))
         shown.append((contrast_name(row.first, row.second), row.model, table.n, table.first_only,
-                      table.second_only, _interval_text(r.statistic, ci.low, ci.high),
+                      table.second_only, interval_text(r.statistic, ci.low, ci.high),
                       r.pvalue_mcnemar if has else None, r.permutation.pvalue if has else None,
                       row.pvalue_holm, row.significant))
     display = Table("contrasts", "", (

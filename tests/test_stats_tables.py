@@ -207,3 +207,20 @@ def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "file") == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def test_paired_contrast_rows_follow_the_given_contrasts_and_skip_absent_conditions():
+    from stats.tables import paired_contrast_rows
+    clusters = [f"c{i}" for i in range(5)]
+    outcomes = {("m", "clean"): dict.fromkeys(clusters, False), ("m", "boundary"): dict.fromkeys(clusters, True),
+                ("m", "newline"): {c: i < 2 for i, c in enumerate(clusters)}}
+    rows = paired_contrast_rows(outcomes, ["m", "absent-model"],
+                                [("newline", "clean"), ("native", "clean"), ("boundary", "clean")], Options())
+    assert [(r.model, r.first, r.second) for r in rows] == [
+        ("m", "newline", "clean"), ("absent-model", "newline", "clean"),
+        ("m", "boundary", "clean"), ("absent-model", "boundary", "clean")]
+    by_key = {(r.model, r.first): r for r in rows}
+    assert by_key[("m", "boundary")].result.table.first_only == 5
+    assert by_key[("m", "newline")].result.table.first_only == 2
+    assert by_key[("absent-model", "boundary")].result.table.n == 0
+    assert by_key[("absent-model", "boundary")].significant is None

@@ -76,3 +76,14 @@ def test_odd_input_is_reported_not_raised():
     assert parse_error("x = 1\0") is not None  # null byte
     assert parse_error("\tif x:\n  \tpass\n        pass") is not None  # inconsistent tabs
     assert parse_error("s = '\\d'") is None  # a SyntaxWarning is still valid code
+
+
+@pytest.mark.parametrize("word", ["BEGIN TEXT", "END TEXT"])
+@pytest.mark.parametrize("style", ["{}", "**{}**", "-----{}-----", "# --- {} ---", "  {}  "])
+def test_marker_lines_are_the_lines_the_scorer_cuts_at(word, style):
+    from scorer.extract import extract
+    line = style.format(word.lower() if style == "  {}  " else word)
+    assert is_marker_line(line)
+    reply = f"{line}\nx = 1" if word.startswith("BEGIN") else f"x = 1\n{line}\nbtw lunch"
+    assert extract(reply, "x = 1", "code").text == "x = 1"
+    assert remove_marker_lines(f"x = 1\n{line}") == "x = 1"

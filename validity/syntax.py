@@ -12,21 +12,21 @@ This module measures the same three things for one output:
 * `echoes_marker`: the whole reply has a boundary-marker line;
 * `parses_without_markers`: the edited text parses once its marker lines are removed.
 
-A marker line is a line whose only words are BEGIN TEXT or END TEXT, in any
-case, with any punctuation around or between them: `-----END TEXT-----`,
-`**BEGIN TEXT**`, `# --- END TEXT ---`. The scorer's extraction already cuts
-at exact marker lines, so a marker line left in the edited text is a decorated
-or misplaced one.
+A marker line is what the scorer cuts at (`scorer.extract.is_marker_line`): a
+line that normalises to "begin text" or "end text", so any case and any
+punctuation around or between the two words: `-----END TEXT-----`,
+`**BEGIN TEXT**`, `# --- END TEXT ---`. The scorer's extraction already cuts at
+the first BEGIN and the last END marker line, so a marker line left in the
+edited text is a misplaced or repeated one.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from dataclasses import dataclass
 
-MARKER_LINE = re.compile(r"^[\W_]*(?:BEGIN|END)[\W_]+TEXT[\W_]*$", re.IGNORECASE)
+from scorer.extract import is_marker_line
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,6 @@ class SyntaxCheck:
     def recovered(self) -> bool:
         """Invalid as returned, valid once the marker lines are gone."""
         return not self.parses and self.parses_without_markers
-
-
-def is_marker_line(line: str) -> bool:
-    return bool(MARKER_LINE.match(line.strip()))
 
 
 def has_marker_line(text: str) -> bool:

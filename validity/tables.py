@@ -2,9 +2,10 @@
 
 Rates carry Wilson intervals (`stats.rates`); every treatment is compared with
 clean on the same clusters with the exact McNemar test, the sign-flip test and
-Newcombe's paired interval (`stats.paired.compare_paired`), Holm-adjusted
-across models per contrast (`stats.holm`), and written by the same contrast
-table builder as the absorption contrasts (`stats.tables.contrasts_table`).
+Newcombe's paired interval, Holm-adjusted across models per contrast, by the
+same row builder as the absorption contrasts (`stats.tables.paired_contrast_rows`),
+and written by the same contrast table builder (`stats.tables.contrasts_table`);
+intervals are formatted by `stats.tables.interval_text`.
 Tables are `stats.render.Table`s, so CSV, Markdown and LaTeX come out exactly
 as the absorption tables do. Models are sorted, conditions follow the
 benchmark's order, sources are sorted: the same traces give the same bytes.
@@ -17,17 +18,17 @@ import sys
 from dataclasses import dataclass, replace
 
 from benchmark.render import CONDITIONS, TREATMENTS
-from stats.holm import holm_adjust
-from stats.paired import compare_paired, mcnemar_exact
+from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, percent
-from stats.tables import ContrastRow, contrasts_table
+from stats.tables import ContrastRow, contrasts_table, interval_text, paired_contrast_rows
 from stats.tables import Options as StatsOptions
 from validity import provenance, similarity, syntax
 from validity.inputs import Output, edited_text, format_time
 from validity.sandbox import Limits, RunResult
 
 ALL = "all"  # the source value of rows pooling every source
+CLEAN_CONTRASTS = tuple((treatment, "clean") for treatment in TREATMENTS)
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,6 @@ def _order(conditions) -> tuple[str, ...]:
     return tuple(c for c in CONDITIONS if c in present)
 
 
-def _interval_text(result) -> str:
-    if math.isnan(result.statistic):
-        return "\u2014"
-    ci = result.confidence_interval
-    return f"{percent(result.statistic)} [{percent(ci.low)}, {percent(ci.high)}]"
-
-
 def data_notes(checked: list[Checked]) -> list[str]:
     """Gaps every table shares: conditions a model lacks, a missing clean condition."""
     notes = []
@@ -110,21 +104,7 @@ def data_notes(checked: list[Checked]) -> list[str]:
 def paired_contrasts(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options
                      ) -> list[ContrastRow]:
     """Each treatment vs clean, per model, Holm-adjusted across the models of each contrast."""
-    rows = []
-    conditions = {condition for _, condition in outcomes}
-    if "clean" not in conditions:
-        return rows
-    for treatment in TREATMENTS:
-        if treatment not in conditions:
-            continue
-        results = [(model, compare_paired(outcomes.get((model, treatment), {}), outcomes.get((model, "clean"), {}),
-                                          confidence=options.confidence))
-                   for model in models]
-        raw = [r.pvalue_mcnemar if r.table.n else NAN for _, r in results]
-        for (model, result), adjusted in zip(results, holm_adjust(raw), strict=True):
-            significant = None if math.isnan(adjusted) else adjusted < options.alpha
-            rows.append(ContrastRow(model, treatment, "clean", result, adjusted, significant))
-    return rows
+    return paired_contrast_rows(outcomes, models, CLEAN_CONTRASTS, options.stats)
 
 
 def contrast_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
@@ -179,8 +159,8 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
                 recovered = sum(s.recovered for s in usable)
                 rows.append((model, source, condition, len(group), len(usable), invalid, result.statistic,
                              ci.low, ci.high, echo, left, still, recovered))
-                shown.append((model, source, condition, len(usable), invalid, _interval_text(result), echo, left,
-                               recovered))
+                shown.append((model, source, condition, len(usable), invalid,
+                              interval_text(result.statistic, ci.low, ci.high), echo, left, recovered))
     display = Table("validity_syntax", "", (
         Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
         Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
@@ -230,7 +210,7 @@ def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tu
             result = proportion(counts[0], len(results), options.confidence)
             ci = result.confidence_interval
             rows.append((model, condition, len(group), len(results), *counts, result.statistic, ci.low, ci.high))
-            shown.append((model, condition, len(results), *counts, _interval_text(result)))
+            shown.append((model, condition, len(results), *counts, interval_text(result.statistic, ci.low, ci.high)))
     display = Table("validity_functional", "", (
         Column("model", "Model"), Column("condition", "Condition"), Column("n", "n", "int"),
         *(Column(o, o.capitalize(), "int") for o in OUTCOME_COLUMNS),
