@@ -42,7 +42,7 @@ KERNEL_MODES = ("auto", "require", "off")
 class Limits:
     """What one run may use. Recorded in the functional table's notes."""
 
-    cpu_seconds: int = 10
+    cpu_seconds: int = 4
     wall_seconds: float = 30.0
     memory_bytes: int = 1 << 30  # address space
     file_bytes: int = 1 << 20  # any one file written, the captured stdout and stderr included
