@@ -66,6 +66,10 @@ def stem(token: str) -> str:
     still a word stem (at least four letters). A doubled final consonant left by
     "-ing" or "-ed" is undoubled ("shipp" -> "ship"), except for l, s, z and f,
     which English doubles in base words ("fall", "pass").
+
+    Known misses, kept because the benchmark's collision check uses this same
+    function and changing it changes the benchmark: a silent final "e"
+    ("grades" -> "grad" but "grade" -> "grade") and short plurals ("kids").
     """
     for suffix in ("ing", "ed", "es", "s"):
         if token.endswith(suffix) and len(token) - len(suffix) >= 4:
