@@ -73,8 +73,8 @@ else
 fi
 
 echo "== 4. summary"
-[ -f data/tables/rates.csv ] && "$PY" scripts/summary.py data/tables
-[ -f data/tables/validity_syntax.csv ] && "$PY" -m validity.summary data/tables
+"$PY" -m stats.summary data/tables
+"$PY" -m validity.summary data/tables
 if [ "$failures" -eq 0 ]; then
   rerun=""
   [ ${#execute[@]} -eq 0 ] && rerun="; functional check not rerun (./reproduce.sh --execute)"

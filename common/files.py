@@ -1,7 +1,9 @@
-"""File helpers: atomic writes (a crash leaves the old file or the new one, never half of either) and checksums."""
+"""File helpers: atomic writes (a crash leaves the old file or the new one, never half of either),
+checksums, and reading the CSV tables back."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from pathlib import Path
 
@@ -37,3 +39,9 @@ def sha256_file(path: str | Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_csv(path: str | Path) -> list[dict[str, str]]:
+    """The rows of a CSV table the kit wrote, as dicts keyed by its header."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))

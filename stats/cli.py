@@ -41,6 +41,7 @@ def run_tables(args) -> int:
     from stats import resample
     from stats.labels import load_labels
     from stats.render import write_table, write_text
+    from stats.summary import summary_lines
     from stats.tables import Options, build_report
 
     if args.resamples is not None and args.resamples < 1:
@@ -72,4 +73,6 @@ def run_tables(args) -> int:
     written += [out / "rates.svg", out / "notes.md", out / "provenance.json"]
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
+    for line in summary_lines(out):
+        print(line)
     return 0

@@ -224,3 +224,20 @@ def test_paired_contrast_rows_follow_the_given_contrasts_and_skip_absent_conditi
     assert by_key[("m", "newline")].result.table.first_only == 2
     assert by_key[("absent-model", "boundary")].result.table.n == 0
     assert by_key[("absent-model", "boundary")].significant is None
+
+
+def test_cli_summary_quotes_each_rate_and_contrast_from_the_tables(tmp_path, capsys):
+    rows = [label("m", f"c{i}", "newline", i < 3) for i in range(8)]
+    rows += [label("m", f"c{i}", "blank", i < 1) for i in range(8)]
+    jsonl.write(tmp_path / "labels.jsonl", rows)
+    assert run_cli(tmp_path / "labels.jsonl", "--out", tmp_path / "out", "--resamples", 20) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "models: 1 (m); conditions: newline, blank" in printed
+    # Wilson 95% intervals for 3/8 and 1/8
+    assert "  m: newline 37.5% [13.7%, 69.4%] n=8; blank 12.5% [2.2%, 47.1%] n=8" in printed
+    assert any(line.startswith("  m newline vs blank: b=2 c=0 p_holm=0.5") for line in printed)
+
+
+def test_summary_of_a_folder_without_tables_is_empty(tmp_path):
+    from stats.summary import summary_lines
+    assert summary_lines(tmp_path) == []

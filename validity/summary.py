@@ -5,18 +5,10 @@
 
 from __future__ import annotations
 
-import csv
 import sys
 from pathlib import Path
 
-
-def _read(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
-def _percent(value: str) -> str:
-    return f"{100 * float(value):.1f}%" if value else "n/a"
+from common.files import read_csv
 
 
 def summary_lines(tables: Path) -> list[str]:
@@ -25,19 +17,19 @@ def summary_lines(tables: Path) -> list[str]:
     lines = []
     syntax = tables / "validity_syntax.csv"
     if syntax.exists():
-        for model in sorted({r["model"] for r in _read(syntax)}):
+        for model in sorted({r["model"] for r in read_csv(syntax)}):
             cells = [f"{r['condition']} {r['invalid']}/{r['n']}" + (f" ({r['recovered']} recovered)"
                                                                     if r["recovered"] not in ("", "0") else "")
-                     for r in _read(syntax) if r["model"] == model and r["source"] == "all"]
+                     for r in read_csv(syntax) if r["model"] == model and r["source"] == "all"]
             lines.append(f"validity: {model}: invalid code {'; '.join(cells)}")
     functional = tables / "validity_functional.csv"
     if functional.exists():
-        for model in sorted({r["model"] for r in _read(functional)}):
-            cells = [f"{r['condition']} {r['passed']}/{r['n']}" for r in _read(functional) if r["model"] == model]
+        for model in sorted({r["model"] for r in read_csv(functional)}):
+            cells = [f"{r['condition']} {r['passed']}/{r['n']}" for r in read_csv(functional) if r["model"] == model]
             lines.append(f"validity: {model}: unit tests passed {'; '.join(cells)}")
     flags = tables / "validity_provenance_flags.csv"
     if flags.exists():
-        rows = _read(flags)
+        rows = read_csv(flags)
         flagged = [r["model"] for r in rows if r["flagged"] == "true"]
         lines.append(f"validity: provenance flags: {len(flagged)} of {len(rows)} models"
                      + (f" ({', '.join(flagged)})" if flagged else ""))

@@ -1,26 +1,26 @@
-#!/usr/bin/env python3
-"""Print a short summary of a tables folder: models, conditions, headline rates and contrasts.
+"""A few lines summarising the absorption tables in a folder, for `seam.py tables` and ./reproduce.sh.
 
-    python scripts/summary.py data/tables
+    python -m stats.summary data/tables
 """
 
 from __future__ import annotations
 
-import csv
 import sys
 from pathlib import Path
 
-
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+from common.files import read_csv
 
 
 def percent(value: str) -> str:
+    """A proportion written in a CSV cell as a percentage; an empty cell (no data) as n/a."""
     return f"{100 * float(value):.1f}%" if value else "n/a"
 
 
-def summary(tables: Path) -> list[str]:
+def summary_lines(tables: Path) -> list[str]:
+    """Models and conditions, then per model its rates and contrasts (nothing when rates.csv is absent)."""
+    tables = Path(tables)
+    if not (tables / "rates.csv").exists():
+        return []
     rates = read_csv(tables / "rates.csv")
     models = sorted({r["model"] for r in rates})
     conditions = list(dict.fromkeys(r["condition"] for r in rates))
@@ -36,11 +36,11 @@ def summary(tables: Path) -> list[str]:
                          f"p_holm={row['p_holm'] or 'n/a'} significant={row['significant']}")
     notes = tables / "notes.md"
     if notes.exists() and "entailment" in notes.read_text(encoding="utf-8").lower():
-        lines.append("  note: see data/tables/notes.md for which scorer tiers ran")
+        lines.append(f"  note: see {notes} for which scorer tiers ran")
     return lines
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python scripts/summary.py TABLES_DIR")
-    print("\n".join(summary(Path(sys.argv[1]))))
+        sys.exit("usage: python -m stats.summary TABLES_DIR")
+    print("\n".join(summary_lines(Path(sys.argv[1]))))
