@@ -1,6 +1,5 @@
 """`seam.py validity` end to end on hand-made traces: tables, pairing, bytes, --execute, bad input."""
 
-import csv
 from datetime import timedelta
 
 import pytest
@@ -9,6 +8,7 @@ import seam
 from benchmark.dataset import benchmark_sha256, load_clusters
 from benchmark.render import BEGIN_MARKER, END_MARKER
 from common import jsonl
+from common.files import read_csv
 from validity.synthetic import trace_row
 
 CLUSTERS = {c["cluster"]: c for c in load_clusters()}
@@ -38,11 +38,6 @@ def rows():
 
 def run_cli(*argv):
     return seam.main(["validity", *map(str, argv)])
-
-
-def read_csv(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 @pytest.fixture
