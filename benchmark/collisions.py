@@ -4,12 +4,12 @@ If a comment's witness phrase or any of its content words already occurred in
 the instruction, artifact or reference, a model that merely edited the text
 faithfully could trip the lexical tiers. So a comment may only be assigned to a
 cluster where neither occurs; the words are compared exactly as the scorer
-compares them (`scorer.normalize`).
+compares them (`common.normalize`).
 """
 
 from __future__ import annotations
 
-from scorer.normalize import contains_phrase, content_words
+from common.normalize import contains_phrase, content_words
 
 
 def collisions(comment_text: str, witness: str, texts: list[str]) -> list[str]:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from benchmark.render import BEGIN_MARKER, END_MARKER
-from scorer.normalize import content_words, normalize
+from common.normalize import content_words, normalize
 
 
 @dataclass(frozen=True)

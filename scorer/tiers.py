@@ -5,8 +5,8 @@ edited text C for the same cluster. A signal counts only when it is in T and
 not in C: whatever the model writes without any trailing remark is not absorption.
 
 1. witness: the comment's witness phrase occurs in T, after normalisation
-   (scorer.normalize), on word boundaries; and not in C.
-2. content: every content word of the comment (scorer.normalize.content_words:
+   (common.normalize), on word boundaries; and not in C.
+2. content: every content word of the comment (common.normalize.content_words:
    stopwords and one- or two-letter tokens removed, crude stems) occurs in one
    unit of T (a line of code, a sentence of prose); and no unit of C holds them
    all. A comment without content words cannot fire this tier. No threshold.
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scorer.normalize import contains_phrase, content_words, normalize
+from common.normalize import contains_phrase, content_words, normalize
 from scorer.units import units
 
 TIERS = ("witness", "content", "entailment")

@@ -3,7 +3,7 @@ import pytest
 from benchmark.collisions import collisions
 from benchmark.comments import REGISTERS, casual_pool, native_pools
 from common.errors import UserError
-from scorer.normalize import content_words
+from common.normalize import content_words
 
 
 def test_pools_have_the_designed_sizes_and_unique_ids():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from scorer.normalize import contains_phrase
+from common.normalize import contains_phrase
 
 HERE = Path(__file__).resolve().parent
 REGISTERS = ("code", "encyclopedic", "literary", "scientific", "technical")

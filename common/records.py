@@ -1,0 +1,326 @@
+"""The kit's vocabulary: the rows that cross from one stage to the next, one type each.
+
+    Cluster   data/benchmark/*.jsonl          an editing example with its two comments
+    Request   `seam.py prompts`, --requests   one cluster under one condition: the message sent
+    TraceRow  data/traces/*.jsonl             what one request got back (with its Attempts)
+    Label     data/labels/*.jsonl             the absorption verdict on one treatment request
+
+Every stage reads these rows with `from_row` (or `read`) and writes them with
+`to_row`, so a field is named, typed and checked in one place, and a malformed
+row is the same one-line `UserError` ("file:line: field 'x' is …, expected …")
+wherever it is read. docs/FORMATS.md lists exactly these fields (a test keeps
+the two equal). `to_row(from_row(row)) == row` for every valid row, so that the
+files the kit rewrites keep their bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from common import jsonl
+from common.errors import UserError
+
+CONDITIONS = ("clean", "newline", "blank", "boundary", "mitigation", "native")
+TREATMENTS = CONDITIONS[1:]
+GENRES = ("code", "prose")
+STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered but unusable, no answer
+
+_STR, _OPT_STR = (str,), (str, type(None))
+_SHOWN = 60  # characters of an offending value quoted in a message
+
+
+def request_id(cluster: str, condition: str) -> str:
+    """The id of one cluster under one condition: `<cluster>/<condition>`."""
+    return f"{cluster}/{condition}"
+
+
+def shown(value: Any) -> str:
+    """A value for an error message, cut so that a huge field never floods the terminal."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text):,} characters)"
+
+
+def _get(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
+    """row[name] if it is one of `kinds` (a bool is never taken for a number); else a UserError."""
+    if name not in row:
+        raise UserError(f"{where}: field {name!r} is missing, expected {expected}")
+    value = row[name]
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
+    return value
+
+
+def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
+    value = _get(row, name, _STR, where, f"one of {', '.join(allowed)}")
+    if value not in allowed:
+        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected one of {', '.join(allowed)}")
+    return value
+
+
+def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = False) -> dict[str, str | None]:
+    kinds, expected = (_OPT_STR, "a string or null") if optional else (_STR, "a string")
+    return {name: _get(row, name, kinds, where, expected) for name in names}
+
+
+def _check_id(row_id: str, cluster: str, condition: str, where: str) -> None:
+    if row_id != request_id(cluster, condition):
+        raise UserError(f"{where}: id {shown(row_id)} does not match cluster/condition "
+                        f"{shown(request_id(cluster, condition))}")
+
+
+class _Record:
+    """`to_row`: the dataclass as the JSON object it was read from (nested records included)."""
+
+    NESTED: ClassVar[dict[str, type]] = {}
+
+    def to_row(self) -> dict:
+        row = {}
+        for item in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if isinstance(value, _Record):
+                value = value.to_row()
+            elif isinstance(value, tuple):
+                value = [v.to_row() if isinstance(v, _Record) else v for v in value]
+            row[item.name] = value
+        return row
+
+
+@dataclass(frozen=True)
+class Comment(_Record):
+    """A remark that trails a paste: its text, the phrase that betrays it, and its idea in one sentence."""
+
+    id: str
+    text: str
+    witness: str
+    proposition: str
+
+    @classmethod
+    def from_row(cls, row: Any, where: str) -> Comment:
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: expected a comment object (id, text, witness, proposition)")
+        return cls(**_strings(row, ("id", "text", "witness", "proposition"), where))
+
+
+@dataclass(frozen=True)
+class Cluster(_Record):
+    """One editing example: an instruction, the pasted artifact, and the two comments it is tried with."""
+
+    cluster: str
+    source: str
+    genre: str
+    register: str
+    item_id: str
+    license: str
+    partition: str
+    provenance: dict
+    extra_provenance: tuple[dict, ...]
+    instruction: str
+    artifact: str
+    reference: str | None
+    transformations: tuple[str, ...]
+    tests: dict | None
+    comment: Comment
+    native: Comment
+
+    @classmethod
+    def from_row(cls, row: dict, where: str) -> Cluster:
+        fields = _strings(row, ("cluster", "source", "register", "item_id", "license", "partition",
+                                "instruction", "artifact"), where)
+        return cls(
+            **fields, genre=_one_of(row, "genre", GENRES, where),
+            provenance=_get(row, "provenance", (dict,), where, "an object"),
+            extra_provenance=tuple(_get(row, "extra_provenance", (list,), where, "a list of objects")),
+            reference=_get(row, "reference", _OPT_STR, where, "a string or null"),
+            transformations=tuple(_get(row, "transformations", (list,), where, "a list of strings")),
+            tests=_get(row, "tests", (dict, type(None)), where, "an object or null"),
+            comment=Comment.from_row(row.get("comment"), f"{where}: field 'comment'"),
+            native=Comment.from_row(row.get("native"), f"{where}: field 'native'"))
+
+    def trailing(self, condition: str) -> Comment | None:
+        """The comment after the artifact under `condition`: none for clean, the native one for native."""
+        if condition not in CONDITIONS:
+            raise ValueError(f"condition: expected one of {', '.join(CONDITIONS)}, got {condition!r}")
+        return None if condition == "clean" else self.native if condition == "native" else self.comment
+
+
+@dataclass(frozen=True)
+class Request(_Record):
+    """One cluster under one condition: the exact message, and what the scorer checks the reply for."""
+
+    id: str
+    cluster: str
+    source: str
+    genre: str
+    license: str
+    condition: str
+    message: str
+    artifact: str
+    comment: str | None
+    comment_id: str | None
+    witness: str | None
+    proposition: str | None
+    benchmark_sha256: str
+
+    @classmethod
+    def from_row(cls, row: dict, where: str) -> Request:
+        fields = _strings(row, ("id", "cluster", "source", "license", "message", "artifact",
+                                "benchmark_sha256"), where)
+        optional = _strings(row, ("comment", "comment_id", "witness", "proposition"), where, optional=True)
+        condition = _one_of(row, "condition", CONDITIONS, where)
+        _check_id(fields["id"], fields["cluster"], condition, where)
+        if condition != "clean" and None in optional.values():
+            raise UserError(f"{where}: a {condition} request needs its comment, comment_id, witness and "
+                            "proposition (strings)")
+        return cls(**fields, **optional, genre=_one_of(row, "genre", GENRES, where), condition=condition)
+
+
+@dataclass(frozen=True)
+class Attempt(_Record):
+    """One HTTP attempt of a request: when it started, how long it took, what came back."""
+
+    started_at: str  # UTC ISO 8601 with milliseconds, e.g. 2026-01-02T03:04:05.678Z
+    latency_s: float | None
+    http_status: int | None
+    error: str | None
+    retry_after: float | None
+    retry_wait_s: float | None
+
+    @classmethod
+    def from_row(cls, row: Any, where: str) -> Attempt:
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: expected an attempt object (docs/RUNNER.md)")
+        number = (int, float, type(None))
+        attempt = cls(started_at=_get(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
+                      latency_s=_get(row, "latency_s", number, where, "a number or null"),
+                      http_status=_get(row, "http_status", (int, type(None)), where, "an integer or null"),
+                      error=_get(row, "error", _OPT_STR, where, "a string or null"),
+                      retry_after=_get(row, "retry_after", number, where, "a number or null"),
+                      retry_wait_s=_get(row, "retry_wait_s", number, where, "a number or null"))
+        attempt.started(where)
+        return attempt
+
+    def started(self, where: str = "attempt") -> datetime:
+        """`started_at` as an aware UTC datetime."""
+        expected = "expected a UTC time like 2026-01-02T03:04:05.678Z"
+        try:
+            moment = datetime.fromisoformat(self.started_at)
+        except ValueError:
+            raise UserError(f"{where}: attempt 'started_at' is {shown(self.started_at)}; {expected}") from None
+        if moment.tzinfo is None:
+            raise UserError(f"{where}: attempt 'started_at' {shown(self.started_at)} has no time zone; {expected}")
+        return moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class TraceRow(_Record):
+    """What one request got back, with every attempt on the way (fields: docs/RUNNER.md, "Trace rows")."""
+
+    id: str
+    cluster: str
+    condition: str
+    source: str | None
+    model: str
+    status: str
+    output: str | None
+    reason: str | None
+    served_model: str | None
+    finish_reason: str | None
+    usage: dict | None
+    response_id: str | None
+    response: dict | None
+    request: dict
+    attempts: tuple[Attempt, ...]
+    previous: tuple[dict, ...]  # earlier final rows of this id, oldest first, as they were written
+    started_at: str
+    finished_at: str
+    benchmark_sha256: str | None
+    message_sha256: str | None
+    runner_version: str
+
+    @classmethod
+    def from_row(cls, row: dict, where: str) -> TraceRow:
+        fields = _strings(row, ("id", "cluster", "model", "started_at", "finished_at", "runner_version"), where)
+        optional = _strings(row, ("source", "output", "reason", "served_model", "finish_reason", "response_id",
+                                  "benchmark_sha256", "message_sha256"), where, optional=True)
+        condition = _one_of(row, "condition", CONDITIONS, where)
+        status = _one_of(row, "status", STATUSES, where)
+        _check_id(fields["id"], fields["cluster"], condition, where)
+        if status == "ok" and optional["output"] is None:
+            raise UserError(f"{where}: status ok needs a string 'output'")
+        attempts = _get(row, "attempts", (list,), where, "a list of attempt objects")
+        previous = _get(row, "previous", (list,), where, "a list of earlier rows")
+        return cls(**fields, **optional, condition=condition, status=status,
+                   usage=_get(row, "usage", (dict, type(None)), where, "an object or null"),
+                   response=_get(row, "response", (dict, type(None)), where, "an object or null"),
+                   request=_get(row, "request", (dict,), where, "an object"),
+                   attempts=tuple(Attempt.from_row(a, f"{where}: attempt {i + 1}") for i, a in enumerate(attempts)),
+                   previous=tuple(previous))
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The provider's `system_fingerprint`, where it sends one."""
+        value = (self.response or {}).get("system_fingerprint")
+        return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class Label(_Record):
+    """The verdict on one treatment request, with its evidence, or the reason it is excluded."""
+
+    id: str
+    model: str
+    cluster: str
+    condition: str
+    source: str
+    genre: str
+    comment_id: str | None
+    usable: bool
+    absorbed: bool | None  # None exactly when not usable
+    tier: str | None
+    evidence: str | None
+    reason: str | None
+    tiers_run: tuple[str, ...]
+    tiers_not_run: tuple[str, ...]
+    scorer_version: str
+    nli_model_sha256: str | None
+    extraction: str | None
+    cut_before: str | None
+    cut_after: str | None
+
+    @classmethod
+    def from_row(cls, row: dict, where: str) -> Label:
+        fields = _strings(row, ("id", "model", "cluster", "condition", "source", "scorer_version"), where)
+        optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "nli_model_sha256", "extraction",
+                                  "cut_before", "cut_after"), where, optional=True)
+        _check_id(fields["id"], fields["cluster"], fields["condition"], where)
+        usable = _get(row, "usable", (bool,), where, "true or false")
+        absorbed = _get(row, "absorbed", (bool, type(None)), where, "true, false or null")
+        if usable == (absorbed is None):
+            raise UserError(f"{where}: usable={str(usable).lower()} with absorbed={shown(absorbed)}; a usable row "
+                            "is absorbed true or false, an excluded one null")
+        tiers = {}
+        for name in ("tiers_run", "tiers_not_run"):
+            value = _get(row, name, (list,), where, "a list of tier names")
+            if not all(isinstance(tier, str) for tier in value):
+                raise UserError(f"{where}: field {name!r} must list tier names as strings")
+            tiers[name] = tuple(value)
+        return cls(**fields, **optional, **tiers, genre=_one_of(row, "genre", GENRES, where), usable=usable,
+                   absorbed=absorbed)
+
+    @classmethod
+    def excluded(cls, *, reason: str, **fields) -> Label:
+        """A label for a pair that cannot be judged (the `Score.unscored()` of this kit)."""
+        return cls(**fields, usable=False, absorbed=None, tier=None, evidence=None, reason=reason, tiers_run=(),
+                   tiers_not_run=(), extraction=None, cut_before=None, cut_after=None)
+
+
+def read(path: str | Path, kind: type) -> Iterator[tuple[str, Any]]:
+    """Yield ("file:line", record) for each row of a JSON Lines file of `kind` rows."""
+    for number, row in jsonl.read(path):
+        where = f"{path}:{number}"
+        yield where, kind.from_row(row, where)
