@@ -16,8 +16,7 @@ and the only difference between newline and native is the comment itself.
 
 from __future__ import annotations
 
-CONDITIONS = ("clean", "newline", "blank", "boundary", "mitigation", "native")
-TREATMENTS = CONDITIONS[1:]
+from common.records import CONDITIONS, TREATMENTS  # noqa: F401  (re-exported until every caller names common.records)
 
 BEGIN_MARKER = "-----BEGIN TEXT-----"
 END_MARKER = "-----END TEXT-----"
