@@ -5,32 +5,34 @@ from datetime import timedelta
 import pytest
 
 import seam
-from benchmark.dataset import benchmark_sha256, load_clusters
+from benchmark import dataset
 from benchmark.render import BEGIN_MARKER, END_MARKER
 from common import jsonl
+from common.errors import UserError
 from common.files import read_csv
+from common.traces import read_final
 from validity.synthetic import trace_row
 
-CLUSTERS = {c["cluster"]: c for c in load_clusters()}
-HE, FX, WK = CLUSTERS["humaneval-001"], CLUSTERS["fissix-002"], CLUSTERS["wikipedia-001"]
-SHA = benchmark_sha256()
+BENCHMARK = dataset.load()
+HE, FX, WK = (BENCHMARK.cluster(name) for name in ("humaneval-001", "fissix-002", "wikipedia-001"))
+SHA = BENCHMARK.sha256
 TABLES = ("validity_syntax", "validity_syntax_contrasts", "validity_similarity", "validity_provenance",
           "validity_provenance_flags")
 
 
 def rows():
-    broken = HE["reference"].replace("def x_or_y(n, x, y):", "def x_or_y(n, x, y)")
-    twice = f"{BEGIN_MARKER}\n{HE['reference']}\n{END_MARKER}\n{BEGIN_MARKER}\n{HE['reference']}\n{END_MARKER}"
+    broken = HE.reference.replace("def x_or_y(n, x, y):", "def x_or_y(n, x, y)")
+    twice = f"{BEGIN_MARKER}\n{HE.reference}\n{END_MARKER}\n{BEGIN_MARKER}\n{HE.reference}\n{END_MARKER}"
     made = [
-        ("humaneval-001", "clean", f"Here you go:\n\n```python\n{HE['reference']}\n```", "ok"),
+        ("humaneval-001", "clean", f"Here you go:\n\n```python\n{HE.reference}\n```", "ok"),
         ("humaneval-001", "boundary", broken, "ok"),
         ("humaneval-001", "mitigation", twice, "ok"),
-        ("fissix-002", "clean", FX["reference"], "ok"),
-        ("fissix-002", "boundary", FX["artifact"], "ok"),  # not ported: Python 2 is invalid Python 3
-        ("fissix-002", "mitigation", FX["reference"][:20], "unusable"),
-        ("wikipedia-001", "clean", WK["reference"], "ok"),
-        ("wikipedia-001", "boundary", WK["artifact"], "ok"),
-        ("wikipedia-001", "mitigation", WK["reference"] + " Sent after lunch.", "ok"),
+        ("fissix-002", "clean", FX.reference, "ok"),
+        ("fissix-002", "boundary", FX.artifact, "ok"),  # not ported: Python 2 is invalid Python 3
+        ("fissix-002", "mitigation", FX.reference[:20], "unusable"),
+        ("wikipedia-001", "clean", WK.reference, "ok"),
+        ("wikipedia-001", "boundary", WK.artifact, "ok"),
+        ("wikipedia-001", "mitigation", WK.reference + " Sent after lunch.", "ok"),
     ]
     return [trace_row(cluster, condition, output, status=status, at=timedelta(seconds=i), benchmark_sha256=SHA)
             for i, (cluster, condition, output, status) in enumerate(made)]
@@ -126,9 +128,13 @@ def test_execute_runs_the_functional_check_reproducibly(trace, tmp_path, capsys)
     assert "still holds functional tables" in capsys.readouterr().out
 
 
+def started_at(row: dict, value) -> dict:
+    """`row` with its (one) attempt started at `value`."""
+    return {**row, "attempts": [{**row["attempts"][0], "started_at": value}]}
+
+
 def test_max_days_reaches_the_flags(tmp_path):
-    late = [r if r["condition"] != "mitigation" else {**r, "attempts": [{"started_at": "2026-02-01T00:00:00.000Z"}]}
-            for r in rows()]
+    late = [r if r["condition"] != "mitigation" else started_at(r, "2026-02-01T00:00:00.000Z") for r in rows()]
     jsonl.write(tmp_path / "t.jsonl", late)
     run_cli(tmp_path / "t.jsonl", "--out", tmp_path / "strict")
     run_cli(tmp_path / "t.jsonl", "--out", tmp_path / "lax", "--max-days", "30")
@@ -147,15 +153,17 @@ def error_of(capsys, *argv):
 
 
 @pytest.mark.parametrize("change, expected", [
-    (lambda r: {**r, "attempts": [{"started_at": "yesterday"}]}, "attempt 'started_at' is 'yesterday'"),
-    (lambda r: {**r, "attempts": [{"started_at": "2026-01-05T09:00:00"}]}, "has no time zone"),
-    (lambda r: {**r, "attempts": "none"}, "field 'attempts' must be a list"),
+    (lambda r: started_at(r, "yesterday"), "attempt 1: attempt 'started_at' is 'yesterday'; expected a UTC time"),
+    (lambda r: started_at(r, "2026-01-05T09:00:00"), "has no time zone"),
+    (lambda r: {**r, "attempts": [{"started_at": "2026-01-05T09:00:00.000Z"}]},
+     "attempt 1: field 'latency_s' is missing"),
+    (lambda r: {**r, "attempts": "none"}, "field 'attempts' is 'none', expected a list of attempt objects"),
     (lambda r: {**r, "cluster": "humaneval-999", "id": "humaneval-999/mitigation"}, "not in the benchmark"),
     (lambda r: {**r, "benchmark_sha256": "0" * 64}, "rendered from benchmark 000000000000"),
-    (lambda r: {**r, "condition": "loud", "id": "humaneval-001/loud"}, "condition 'loud'"),
+    (lambda r: {**r, "condition": "loud", "id": "humaneval-001/loud"}, "field 'condition' is 'loud', expected one of"),
     (lambda r: {**r, "id": "humaneval-001/blank"}, "does not match cluster/condition"),
-    (lambda r: {**r, "output": 42}, "field 'output' is int"),
-    (lambda r: {**r, "model": ""}, "field 'model' is ''"),
+    (lambda r: {**r, "output": 42}, "field 'output' is 42, expected a string or null"),
+    (lambda r: {**r, "model": None}, "field 'model' is None, expected a string"),
 ])
 def test_a_malformed_row_is_named_by_file_and_line(tmp_path, capsys, change, expected):
     made = rows()
@@ -166,17 +174,30 @@ def test_a_malformed_row_is_named_by_file_and_line(tmp_path, capsys, change, exp
     assert "Traceback" not in err
 
 
+def test_a_bad_attempt_time_is_refused_with_the_common_readers_file_and_line(tmp_path, capsys):
+    made = rows()
+    made[4] = started_at(made[4], "2026-13-01T00:00:00.000Z")  # month 13
+    path = tmp_path / "t.jsonl"
+    jsonl.write(path, made)
+    with pytest.raises(UserError) as caught:
+        read_final(path)
+    assert str(caught.value) == (f"{path}:5: attempt 1: attempt 'started_at' is '2026-13-01T00:00:00.000Z'; "
+                                 "expected a UTC time like 2026-01-02T03:04:05.678Z")
+    assert error_of(capsys, path, "--out", tmp_path / "out") == f"seam.py validity: error: {caught.value}\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_same_model_given_twice_is_refused(trace, tmp_path, capsys):
     jsonl.write(tmp_path / "again.jsonl", rows()[:1])
     err = error_of(capsys, trace, tmp_path / "again.jsonl", "--out", tmp_path / "out")
     assert "already has a final row for 'humaneval-001/clean'" in err
 
 
-def test_a_torn_trace_is_refused_with_the_runners_message(trace, tmp_path, capsys):
+def test_a_torn_trace_is_refused_with_the_common_readers_message(trace, tmp_path, capsys):
     with open(trace, "ab") as f:
         f.write(b'{"id": "half')
     err = error_of(capsys, trace, "--out", tmp_path / "out")
-    assert "torn" in err and f"{trace}:10" in err
+    assert f"{trace}:10: the last line is torn" in err and "--move-torn" in err
 
 
 def test_bad_paths_and_options(trace, tmp_path, capsys):
@@ -185,4 +206,8 @@ def test_bad_paths_and_options(trace, tmp_path, capsys):
     assert "no *.jsonl trace files" in error_of(capsys, tmp_path / "empty", "--out", tmp_path / "o")
     (tmp_path / "file").write_text("x")
     assert "not a directory" in error_of(capsys, trace, "--out", tmp_path / "file")
-    assert "--max-days" in error_of(capsys, trace, "--out", tmp_path / "o", "--max-days", "-1")
+    for days in ("0", "-1", "nan", "soon"):
+        with pytest.raises(SystemExit) as exit_:
+            run_cli(trace, "--out", tmp_path / "o", "--max-days", days)
+        assert exit_.value.code == 2 and "argument --max-days:" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

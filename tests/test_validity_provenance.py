@@ -4,18 +4,20 @@ from datetime import timedelta
 
 import pytest
 
+from benchmark import dataset
 from common import jsonl
 from validity import provenance
 from validity.inputs import format_time, read_outputs
 from validity.synthetic import START, trace_row
 
-CLUSTERS = {f"austen-{i:03d}": {"cluster": f"austen-{i:03d}"} for i in range(1, 6)}
+BENCHMARK = dataset.load()
+CLUSTERS = [f"austen-{i:03d}" for i in range(1, 6)]
 CONDITIONS = ("clean", "newline", "native")
 
 
 def entries_of(tmp_path, rows):
     jsonl.write(tmp_path / "trace.jsonl", rows)
-    return provenance.by_condition(read_outputs([tmp_path / "trace.jsonl"], CLUSTERS, "sha"))
+    return provenance.by_condition(read_outputs([tmp_path / "trace.jsonl"], BENCHMARK))
 
 
 def together(**overrides):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from common.argtypes import positive_float
+
 
 def add_commands(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -28,9 +30,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--execute", action="store_true",
                         help="also run edited HumanEval functions against their unit tests (executes model "
                              "output, in a sandbox)")
-    parser.add_argument("--max-days", type=float, default=7.0, metavar="DAYS",
+    parser.add_argument("--max-days", type=positive_float, default=7.0, metavar="DAYS",
                         help="flag a model whose conditions' median request times lie more than DAYS apart "
-                             "(default 7)")
+                             "(a number above 0; default 7)")
     parser.set_defaults(func=run_validity)
 
 
@@ -44,8 +46,6 @@ def run_validity(args) -> int:
     from validity.summary import summary_lines
     from validity.tables import Options
 
-    if not args.max_days >= 0:
-        raise UserError(f"--max-days must be a non-negative number of days, got {args.max_days}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")

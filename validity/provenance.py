@@ -25,8 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-from benchmark.render import CONDITIONS
-from validity.inputs import Output
+from common.records import CONDITIONS, TraceRow
 
 DEFAULT_MAX_DAYS = 7.0
 
@@ -66,22 +65,32 @@ def _counted(values) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def by_condition(outputs: list[Output]) -> list[ConditionProvenance]:
+def first_request(row: TraceRow) -> datetime | None:
+    """When the row's earliest attempt started (None for a row without attempts)."""
+    return min((attempt.started() for attempt in row.attempts), default=None)
+
+
+def answered(row: TraceRow) -> datetime | None:
+    """When the attempt that gave the row its final answer, the last one, started."""
+    return row.attempts[-1].started() if row.attempts else None
+
+
+def by_condition(outputs: list[TraceRow]) -> list[ConditionProvenance]:
     """One entry per (model, condition) present, models sorted, conditions in benchmark order."""
-    groups: dict[tuple[str, str], list[Output]] = {}
+    groups: dict[tuple[str, str], list[TraceRow]] = {}
     for item in outputs:
         groups.setdefault((item.model, item.condition), []).append(item)
     order = {c: i for i, c in enumerate(CONDITIONS)}
     result = []
     for (model, condition), items in sorted(groups.items(), key=lambda g: (g[0][0], order[g[0][1]])):
         status = Counter(i.status for i in items)
-        starts = [i.first_attempt for i in items if i.first_attempt is not None]
-        answered = sorted(i.answered for i in items if i.answered is not None)
+        starts = [t for t in map(first_request, items) if t is not None]
+        finals = sorted(t for t in map(answered, items) if t is not None)
         result.append(ConditionProvenance(
             model=model, condition=condition, rows=len(items), ok=status["ok"], unusable=status["unusable"],
             failed=status["failed"], first=min(starts) if starts else None,
-            median=answered[(len(answered) - 1) // 2] if answered else None,
-            last=max(answered) if answered else None,
+            median=finals[(len(finals) - 1) // 2] if finals else None,
+            last=max(finals) if finals else None,
             served=_counted(i.served_model for i in items), fingerprints=_counted(i.fingerprint for i in items)))
     return result
 

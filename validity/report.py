@@ -16,6 +16,7 @@ from pathlib import Path
 from benchmark import dataset
 from common import jsonl
 from common.files import write_text
+from common.records import Cluster
 from stats.render import Table, to_csv, to_latex, to_markdown
 from validity import functional, provenance
 from validity.inputs import read_outputs
@@ -41,7 +42,9 @@ FUNCTIONAL_FILES = ("validity_functional", "validity_functional_contrasts", "val
 
 
 @dataclass(frozen=True)
-class Report:
+class ValidityReport:
+    """What `build` found: the tables and the audit rows, ready for `write`."""
+
     tables: tuple[Table, ...]
     items: tuple[dict, ...]  # validity_items.jsonl: one row per output a check applies to
     functional_items: tuple[dict, ...] | None  # None when the functional check did not run
@@ -50,13 +53,14 @@ class Report:
 
 
 def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, limits: Limits = DEFAULT_LIMITS,
-          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None) -> Report:
-    clusters = {c["cluster"]: c for c in dataset.load_clusters(data_dir)}
-    outputs = read_outputs(paths, clusters, dataset.benchmark_sha256(data_dir))
+          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None) -> ValidityReport:
+    benchmark = dataset.load(data_dir)
+    clusters = benchmark.by_name
+    outputs = read_outputs(paths, benchmark)
     checked = check_outputs(outputs, clusters)
     notes = data_notes(checked)
     models = tuple(sorted({o.model for o in outputs}))
-    code_sources = tuple(sorted({c["source"] for c in clusters.values() if c["genre"] == "code"}))
+    code_sources = tuple(sorted({c.source for c in benchmark.clusters if c.genre == "code"}))
     entries = provenance.by_condition(outputs)
     tables = [
         syntax_table(checked, code_sources, options, notes),
@@ -69,7 +73,7 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
     ]
     functional_items = None
     if execute:
-        tested = {name for name, c in clusters.items() if c.get("tests")}
+        tested = {c.cluster for c in benchmark.clusters if c.tests}
         verdicts, controls = run_functional(checked, clusters, tested, limits, kernel, progress)
         tables += [
             functional_table(checked, tested, verdicts, controls, limits, options, notes),
@@ -82,20 +86,20 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
              for (model, rid), r in sorted(verdicts.items())]
             + [{"kind": kind, "model": None, "id": f"{cluster}/{kind}", "outcome": r.outcome, "detail": r.detail}
                for (kind, cluster), r in sorted(controls.items())])
-    return Report(tuple(sorted(tables, key=lambda t: t.name)), tuple(item_rows(checked)), functional_items,
-                  models, len(outputs))
+    return ValidityReport(tables=tuple(sorted(tables, key=lambda t: t.name)), items=tuple(item_rows(checked)),
+                          functional_items=functional_items, models=models, outputs=len(outputs))
 
 
-def run_functional(checked: list[Checked], clusters: dict[str, dict], tested: set[str], limits: Limits,
+def run_functional(checked: list[Checked], clusters: dict[str, Cluster], tested: set[str], limits: Limits,
                    kernel: str, progress=None):
     """Sandbox verdicts for every usable tested output, and the two controls of each tested cluster present."""
     programs = {("output", c.output.model, c.output.id):
-                functional.program(c.edited, clusters[c.output.cluster]["tests"])
+                functional.program(c.edited, clusters[c.output.cluster].tests)
                 for c in checked if c.output.cluster in tested and c.edited is not None}
     for name in sorted({c.output.cluster for c in checked} & tested):  # controls for the clusters present
         cluster = clusters[name]
-        programs[("reference", "", name)] = functional.program(cluster["reference"], cluster["tests"], "reference")
-        programs[("artifact", "", name)] = functional.program(cluster["artifact"], cluster["tests"], "artifact")
+        programs[("reference", "", name)] = functional.program(cluster.reference, cluster.tests, "reference")
+        programs[("artifact", "", name)] = functional.program(cluster.artifact, cluster.tests, "artifact")
     results = functional.run_all(programs, limits=limits, kernel=kernel, progress=progress)
     verdicts = {(model, rid): r for (kind, model, rid), r in results.items() if kind == "output"}
     controls = {(kind, rid): r for (kind, _, rid), r in results.items() if kind != "output"}
@@ -121,7 +125,7 @@ def item_rows(checked: list[Checked]) -> list[dict]:
     return rows
 
 
-def write(report: Report, out: Path) -> list[Path]:
+def write(report: ValidityReport, out: Path) -> list[Path]:
     """Write every table (CSV, Markdown, LaTeX) and the item files into `out`; return the paths."""
     out = Path(out)
     written = []

@@ -17,14 +17,14 @@ import math
 import sys
 from dataclasses import dataclass, replace
 
-from benchmark.render import CONDITIONS, TREATMENTS
+from common.records import CONDITIONS, TREATMENTS, Cluster, TraceRow
 from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, percent
 from stats.tables import ContrastRow, contrasts_table, interval_text, paired_contrast_rows
 from stats.tables import Options as StatsOptions
 from validity import provenance, similarity, syntax
-from validity.inputs import Output, edited_text, format_time
+from validity.inputs import edited_text, format_time
 from validity.sandbox import Limits, RunResult
 
 ALL = "all"  # the source value of rows pooling every source
@@ -46,7 +46,7 @@ class Options:
 class Checked:
     """One output with the checks that apply to it (None where a check does not apply or it is unusable)."""
 
-    output: Output
+    output: TraceRow  # the final trace row
     source: str
     genre: str
     edited: str | None  # the extracted edited text of a usable output
@@ -60,19 +60,19 @@ class Checked:
         return self.edited is not None
 
 
-def check_outputs(outputs: list[Output], clusters: dict[str, dict]) -> list[Checked]:
+def check_outputs(outputs: list[TraceRow], clusters: dict[str, Cluster]) -> list[Checked]:
     """Run the offline checks (syntax, similarity) on every output."""
     checked = []
     for item in outputs:
         cluster = clusters[item.cluster]
         edited = edited_text(item, cluster)
-        code = cluster["genre"] == "code"
-        reference = cluster.get("reference")
+        code = cluster.genre == "code"
+        reference = cluster.reference
         checked.append(Checked(
-            output=item, source=cluster["source"], genre=cluster["genre"], edited=edited,
+            output=item, source=cluster.source, genre=cluster.genre, edited=edited,
             syntax=syntax.check(item.output, edited) if code and edited is not None else None,
             chrf=similarity.chrf(edited, reference) if reference and edited is not None else None,
-            unchanged=similarity.unchanged(edited, cluster["artifact"]) if edited is not None else None,
+            unchanged=similarity.unchanged(edited, cluster.artifact) if edited is not None else None,
             has_reference=bool(reference)))
     return checked
 
@@ -247,7 +247,7 @@ def control_notes(controls: dict[tuple[str, str], RunResult], limits: Limits) ->
 # ---------------------------------------------------------------- similarity
 
 
-def similarity_table(checked: list[Checked], clusters: dict[str, dict], options: Options,
+def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], options: Options,
                      notes: list[str]) -> Table:
     columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
                Column("n", "n", "int"), Column("chrf", "chrF", "proportion"),
@@ -255,9 +255,9 @@ def similarity_table(checked: list[Checked], clusters: dict[str, dict], options:
                Column("diff", "Diff vs clean", "proportion"), Column("higher", "Higher", "int"),
                Column("lower", "Lower", "int"), Column("p_sign", "p sign test", "pvalue"))
     scored = [c for c in checked if c.chrf is not None]
-    with_reference = sorted({c["source"] for c in clusters.values() if c.get("reference")})
+    with_reference = sorted({c.source for c in clusters.values() if c.reference})
     models = sorted({c.output.model for c in checked})
-    conditions = _order(c.output.condition for c in checked if clusters[c.output.cluster].get("reference"))
+    conditions = _order(c.output.condition for c in checked if clusters[c.output.cluster].reference)
     rows = []
     for model in models:
         for source in with_reference:
@@ -278,8 +278,8 @@ def similarity_table(checked: list[Checked], clusters: dict[str, dict], options:
                              mcnemar_exact(higher, lower) if diffs else None))
     baseline = []
     for source in with_reference:
-        items = [c for c in clusters.values() if c["source"] == source and c.get("reference")]
-        score = math.fsum(similarity.chrf(c["artifact"], c["reference"]) for c in items) / len(items)
+        items = [c for c in clusters.values() if c.source == source and c.reference]
+        score = math.fsum(similarity.chrf(c.artifact, c.reference) for c in items) / len(items)
         baseline.append(f"{source} {percent(score)}")
     method = ("Edit completion, a signal and not a verdict: chrF (character n-grams, n = 1..6, beta = 2, white "
               "space removed; Popovic 2015) between the edited text and the reference edit, averaged over "
