@@ -19,13 +19,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import jsonl  # noqa: E402
+from common.argtypes import positive_int  # noqa: E402
+from common.files import write_text  # noqa: E402
 from stats.holm import holm_adjust  # noqa: E402
 from stats.labels import load_labels  # noqa: E402
 from stats.paired import mcnemar_exact  # noqa: E402
-from stats.render import write_table, write_text  # noqa: E402
+from stats.render import write_table  # noqa: E402
 from stats.resample import comment_pool_resampling  # noqa: E402
+from stats.settings import TableSettings  # noqa: E402
 from stats.synthetic import synthetic_labels  # noqa: E402
-from stats.tables import Options, build_report, contrast_rows  # noqa: E402
+from stats.tables import absorption_contrast_rows, build_report  # noqa: E402
 
 MODELS, CLUSTERS, COMMENTS, RESAMPLES = 20, 300, 30, 2000
 
@@ -54,30 +57,30 @@ def plain_loop_resampling(labels, resamples, seed):
             one, two = labels.outcome(model, "newline"), labels.outcome(model, "boundary")
             b = sum(1 for k in clusters if one.get(k) is True and two.get(k) is False)
             c = sum(1 for k in clusters if one.get(k) is False and two.get(k) is True)
-            pvalues.append(mcnemar_exact(b, c))
+            pvalues.append(mcnemar_exact(b, c).pvalue)
         holm_adjust(pvalues)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=positive_int, default=5)
     args = parser.parse_args()
     rows = synthetic_labels(MODELS, CLUSTERS, comments=COMMENTS, seed=1)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "labels"
         for model in sorted({r["model"] for r in rows}):
             jsonl.write(directory / f"{model}.jsonl", [r for r in rows if r["model"] == model])
-        options = Options(resamples=RESAMPLES)
+        settings = TableSettings(resamples=RESAMPLES)
         load_s, (labels, digest) = timed(lambda: load_labels([directory]), args.repeats)
-        tests_s, contrasts = timed(lambda: contrast_rows(labels, options), args.repeats)
+        tests_s, contrasts = timed(lambda: absorption_contrast_rows(labels, settings), args.repeats)
         resample_s, _ = timed(lambda: comment_pool_resampling(labels, resamples=RESAMPLES), args.repeats)
-        report_s, report = timed(lambda: build_report(labels, options, labels_sha256=digest), args.repeats)
+        report_s, report = timed(lambda: build_report(labels, settings, labels_sha256=digest), args.repeats)
 
         def write():
             out = Path(tmp) / "tables"
             for table in report.tables:
-                write_table(out, table)
+                write_table(out, table, command="python perf/stats_speed.py")
             write_text(out / "rates.svg", report.figure)
 
         write_s, _ = timed(write, args.repeats)

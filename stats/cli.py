@@ -4,8 +4,58 @@ from __future__ import annotations
 
 import argparse
 
+from common.argtypes import positive_int, probability
+
+COMMAND = "python seam.py tables"  # named in the first line of every .tex file it writes
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of at least 0 (a seed: 0 is a seed like any other).
+
+    >>> non_negative_int("0")
+    0
+    >>> non_negative_int("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number of at least 0, got -1
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 0, got {value}")
+    return value
+
+
+def share(text: str) -> float:
+    """A number from 0 to 1, both included (a discordance rate).
+
+    >>> share("0"), share("0.27")
+    (0.0, 0.27)
+    >>> share("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number from 0 to 1, got 1.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}")
+    return value
+
 
 def add_commands(subparsers) -> None:
+    """Add `tables` to seam.py's subcommands.
+
+    >>> parser = argparse.ArgumentParser(prog="seam.py")
+    >>> add_commands(parser.add_subparsers())
+    >>> args = parser.parse_args(["tables", "data/labels", "--out", "out", "--seed", "0"])
+    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance
+    (['data/labels'], 0, None, 10, 0.8, None)
+    """
     parser = subparsers.add_parser(
         "tables",
         help="compute rates, paired contrasts and resampling from labels and write the tables and figure",
@@ -22,50 +72,57 @@ def add_commands(subparsers) -> None:
     parser.add_argument("labels", nargs="+", metavar="LABELS",
                         help="label files (JSON Lines) or directories holding *.jsonl label files")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory to write the tables into")
-    parser.add_argument("--resamples", type=int, default=None,
+    parser.add_argument("--resamples", type=positive_int, default=None,
                         help="comment-pool resamples (default 2000; fewer only for quick looks)")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--seed", type=non_negative_int, default=None,
                         help="seed for the resampling (and any Monte Carlo permutation test); recorded")
-    parser.add_argument("--top", type=int, default=10, help="clusters listed at each end (default 10)")
-    parser.add_argument("--discordance", type=float, default=None,
+    parser.add_argument("--top", type=positive_int, default=10, help="clusters listed at each end (default 10)")
+    parser.add_argument("--discordance", type=share, default=None,
                         help="discordance rate for the resolution table (default: the observed one)")
-    parser.add_argument("--power", type=float, default=0.8, help="power for the resolution (default 0.8)")
+    parser.add_argument("--power", type=probability, default=0.8, help="power for the resolution (default 0.8)")
     parser.set_defaults(func=run_tables)
 
 
 def run_tables(args) -> int:
+    """Read the labels, write every table, the figure, the notes and provenance.json, print a summary.
+
+    >>> import tempfile
+    >>> from common import jsonl
+    >>> from stats.synthetic import synthetic_labels
+    >>> parser = argparse.ArgumentParser(prog="seam.py")
+    >>> add_commands(parser.add_subparsers())
+    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +ELLIPSIS
+    ...     jsonl.write(f"{tmp}/labels.jsonl", synthetic_labels(models=2, clusters=12, comments=4))
+    ...     run_tables(parser.parse_args(["tables", f"{tmp}/labels.jsonl", "--out", f"{tmp}/out"]))
+    2 models, 5 conditions, 12 clusters: wrote 24 files to .../out
+    models: 2 (model-00, model-01); conditions: newline, blank, boundary, mitigation, native
+    ...
+    0
+    """
     from pathlib import Path
 
     from common import jsonl
     from common.errors import UserError
+    from common.files import write_text
     from stats import resample
     from stats.labels import load_labels
-    from stats.render import write_table, write_text
+    from stats.render import write_table
+    from stats.settings import TableSettings
     from stats.summary import summary_lines
-    from stats.tables import Options, build_report
+    from stats.tables import build_report
 
-    if args.resamples is not None and args.resamples < 1:
-        raise UserError(f"--resamples must be at least 1, got {args.resamples}")
-    if args.top < 0:
-        raise UserError(f"--top must be non-negative, got {args.top}")
-    if args.discordance is not None and not 0 <= args.discordance <= 1:
-        raise UserError(f"--discordance must lie in [0, 1], got {args.discordance}")
-    if args.seed is not None and args.seed < 0:
-        raise UserError(f"--seed must be a non-negative integer, got {args.seed}")
-    if not 0 < args.power < 1:
-        raise UserError(f"--power must lie strictly between 0 and 1, got {args.power}")
     labels, digest = load_labels(args.labels)
     seed = resample.DEFAULT_SEED if args.seed is None else args.seed
     resamples = resample.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
-    options = Options(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
-                      power=args.power)
-    report = build_report(labels, options, labels_sha256=digest)
+    settings = TableSettings(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
+                             power=args.power)
+    report = build_report(labels, settings, labels_sha256=digest)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")
     written = []
     for table in report.tables:
-        written += write_table(out, table)
+        written += write_table(out, table, command=COMMAND)
     write_text(out / "rates.svg", report.figure)
     notes = "\n".join(f"- {n}" for n in report.notes) if report.notes else "- No data notes."
     write_text(out / "notes.md", f"# Notes on the tables\n\n{notes}\n")

@@ -2,20 +2,23 @@
 
 The tables never assume a fixed list of models or conditions: both come from the
 labels, so a partial run (a model without `native`, a new condition) still gives
-tables, with the gaps reported instead of a crash. Rows are checked here, once,
-so that the statistics below can trust their input; a malformed row is a
-`UserError` naming file and line.
+tables, with the gaps reported instead of a crash. Each row is read as a
+`common.records.Label` (the one place a label's fields are checked); here come
+only the checks across rows (a second label for the same pair, a cluster whose
+rows disagree on its source or casual comment), so that the statistics below can
+trust their input. A malformed row is a `UserError` naming file and line.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.render import CONDITIONS
 from common import jsonl
 from common.errors import UserError
+from common.records import CONDITIONS, Label
 
 # The conditions that carry the casual comment (the same one across the three).
 CASUAL_CONDITIONS = ("newline", "blank", "boundary")
@@ -57,60 +60,59 @@ class LabelSet:
 
 
 def condition_order(conditions) -> tuple[str, ...]:
-    """The benchmark's order for known conditions, then unknown ones by name."""
+    """The benchmark's order for known conditions, then unknown ones by name.
+
+    >>> condition_order({"native", "zz", "newline", "aa"})
+    ('newline', 'native', 'aa', 'zz')
+    """
     known = [c for c in CONDITIONS if c in conditions]
     return tuple(known + sorted(set(conditions) - set(CONDITIONS)))
 
 
 def label_files(paths) -> list[Path]:
-    """The label files named, a directory standing for its `*.jsonl` files."""
+    """The label files named, a directory standing for its `*.jsonl` files.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for name in ("b.jsonl", "a.jsonl", "notes.txt"):
+    ...         _ = (Path(tmp) / name).write_text("")
+    ...     [path.name for path in label_files([tmp])]
+    ['a.jsonl', 'b.jsonl']
+    """
     return jsonl.files_named(paths, "label")
 
 
-def _require(row: dict, key: str, types, where: str, expected: str):
-    if key not in row:
-        raise UserError(f"{where}: label row has no '{key}' field (expected {expected})")
-    value = row[key]
-    # bool is a subclass of int; the checks below never accept it by accident
-    if not isinstance(value, types) or (isinstance(value, str) and not value and types is str):
-        raise UserError(f"{where}: field '{key}' is {value!r}; expected {expected}")
-    return value
+# Fields the tables index or head columns by: an empty one would make a nameless model or cluster.
+_NAMES = ("model", "cluster", "condition", "source")
 
 
-def _check_row(row: dict, where: str) -> tuple:
-    model = _require(row, "model", str, where, "a non-empty string")
-    cluster = _require(row, "cluster", str, where, "a non-empty string")
-    condition = _require(row, "condition", str, where, "a non-empty string")
-    source = _require(row, "source", str, where, "a non-empty string")
-    genre = _require(row, "genre", str, where, "'code' or 'prose'")
-    comment_id = _require(row, "comment_id", (str, type(None)), where, "a string")
-    usable = _require(row, "usable", bool, where, "true or false")
-    absorbed = _require(row, "absorbed", (bool, type(None)), where, "true, false or null")
-    if usable and absorbed is None:
-        raise UserError(f"{where}: usable row has absorbed=null; expected true or false")
-    not_run = _require(row, "tiers_not_run", list, where, "a list of tier names")
-    if not all(isinstance(t, str) for t in not_run):
-        raise UserError(f"{where}: field 'tiers_not_run' must list tier names as strings")
-    return model, cluster, condition, source, genre, comment_id, usable, absorbed, not_run
+def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
+    """Index labels given as (where, label) pairs, `where` being "file:line" for messages.
 
-
-def build_label_set(located_rows) -> LabelSet:
-    """Index rows given as (where, row) pairs, `where` being "file:line" for messages."""
+    >>> from stats.synthetic import label_row
+    >>> rows = [label_row("m", "humaneval-000", "newline", True), label_row("m", "humaneval-000", "blank", False)]
+    >>> labels = build_label_set((f"mem:{i}", Label.from_row(row, f"mem:{i}")) for i, row in enumerate(rows, 1))
+    >>> labels.models, labels.conditions, labels.outcome("m", "blank")
+    (('m',), ('newline', 'blank'), {'humaneval-000': False})
+    """
     outcomes: dict[tuple[str, str], dict[str, bool | None]] = {}
     seen: dict[tuple[str, str, str], str] = {}
     info: dict[str, tuple[str, str, str | None, str]] = {}  # cluster -> source, genre, comment, where
     entailment: dict[tuple[str, str], int] = {}
     entailment_by_source: dict[tuple[str, str], int] = {}
     models, conditions = set(), set()
-    for where, row in located_rows:
-        checked = _check_row(row, where)
-        model, cluster, condition, source, genre, comment_id, usable, absorbed, not_run = checked
+    for where, label in located_labels:
+        for name in _NAMES:
+            if not getattr(label, name):
+                raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
+        model, cluster, condition, source, genre = (label.model, label.cluster, label.condition, label.source,
+                                                    label.genre)
         key = (model, cluster, condition)
         if key in seen:
             raise UserError(f"{where}: second label for model {model!r}, cluster {cluster!r}, "
                             f"condition {condition!r} (first at {seen[key]})")
         seen[key] = where
-        casual = comment_id if condition in CASUAL_CONDITIONS else None
+        casual = label.comment_id if condition in CASUAL_CONDITIONS else None
         if cluster in info:
             known_source, known_genre, known_comment, first = info[cluster]
             if (known_source, known_genre) != (source, genre):
@@ -126,8 +128,8 @@ def build_label_set(located_rows) -> LabelSet:
             info[cluster] = (source, genre, casual, where)
         models.add(model)
         conditions.add(condition)
-        outcomes.setdefault((model, condition), {})[cluster] = bool(absorbed) if usable else None
-        if genre == "prose" and "entailment" in not_run:
+        outcomes.setdefault((model, condition), {})[cluster] = label.absorbed if label.usable else None
+        if genre == "prose" and "entailment" in label.tiers_not_run:
             entailment[(model, condition)] = entailment.get((model, condition), 0) + 1
             if condition in ("newline", "blank"):
                 entailment_by_source[(model, source)] = entailment_by_source.get((model, source), 0) + 1
@@ -140,12 +142,37 @@ def build_label_set(located_rows) -> LabelSet:
                     entailment_missing_by_source=entailment_by_source)
 
 
+def label_set_of(rows, origin: str = "row") -> LabelSet:
+    """A `LabelSet` of label rows held in memory (tests, examples, synthetic labels), each read as a
+    `Label` at "`origin`:i" as if it were line i of a file.
+
+    >>> from stats.synthetic import synthetic_labels
+    >>> labels = label_set_of(synthetic_labels(models=2, clusters=12, comments=4))
+    >>> labels.models, len(labels.clusters), labels.conditions[0]
+    (('model-00', 'model-01'), 12, 'newline')
+    """
+    return build_label_set((f"{origin}:{i}", Label.from_row(row, f"{origin}:{i}")) for i, row in enumerate(rows, 1))
+
+
 def load_labels(paths) -> tuple[LabelSet, str]:
     """Read the label files (or directories of them) into one `LabelSet`.
 
     Also returns the SHA-256 of the rows as canonical JSON lines sorted bytewise: it
     names the labels' content whatever their split into files or order, so that
     provenance.json stays byte-identical for the same labels.
+
+    >>> import tempfile
+    >>> from stats.synthetic import synthetic_labels
+    >>> rows = synthetic_labels(models=2, clusters=12, comments=4)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     jsonl.write(Path(tmp) / "one.jsonl", rows)
+    ...     jsonl.write(Path(tmp) / "split" / "a.jsonl", rows[::2])
+    ...     jsonl.write(Path(tmp) / "split" / "b.jsonl", rows[1::2])
+    ...     labels, digest = load_labels([Path(tmp) / "one.jsonl"])
+    ...     digest == load_labels([Path(tmp) / "split"])[1]
+    True
+    >>> labels.models, len(labels.clusters), len(digest)
+    (('model-00', 'model-01'), 12, 64)
     """
     files = label_files(paths)
     lines: list[bytes] = []
@@ -153,8 +180,12 @@ def load_labels(paths) -> tuple[LabelSet, str]:
     def located():
         for path in files:
             for number, row in jsonl.read(path):
+                where = f"{path}:{number}"
+                label = Label.from_row(row, where)
+                # the row as read: for a row of exactly the Label fields (every released one) the same
+                # bytes as `jsonl.dumps(label.to_row())`, without rebuilding the row to hash it
                 lines.append(jsonl.dumps(row).encode("utf-8"))
-                yield f"{path}:{number}", row
+                yield where, label
 
     labels = build_label_set(located())
     digest = hashlib.sha256(b"".join(sorted(lines))).hexdigest()

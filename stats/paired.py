@@ -26,10 +26,13 @@ correlated proportions or percentages. Psychometrika 12:153-157.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import cache
 
-from stats.rates import NAN, Interval, wilson_interval
+from stats import arguments
+from stats.intervals import ConfidenceInterval
+from stats.rates import NAN, wilson_interval
 
 # Above this many (state x step) updates the exact sign-flip distribution is
 # replaced by Monte Carlo. 0/1 outcomes never get near it (at most n^2 / 2).
@@ -40,7 +43,12 @@ DEFAULT_SEED = 20250605
 
 @dataclass(frozen=True)
 class PairedTable:
-    """Counts of the paired 2x2 table; 'first' and 'second' are the two conditions."""
+    """Counts of the paired 2x2 table; 'first' and 'second' are the two conditions.
+
+    >>> table = PairedTable(both=59, first_only=6, second_only=16, neither=80)
+    >>> table.n, table.discordant, round(table.difference, 4)
+    (161, 22, -0.0621)
+    """
 
     both: int
     first_only: int  # b
@@ -48,8 +56,10 @@ class PairedTable:
     neither: int
 
     def __post_init__(self):
-        if min(self.both, self.first_only, self.second_only, self.neither) < 0:
-            raise ValueError(f"paired counts must be non-negative: {self}")
+        counts = (self.both, self.first_only, self.second_only, self.neither)
+        if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0 for x in counts):
+            raise ValueError("both, first_only, second_only, neither: expected whole numbers of at least 0, "
+                             f"got {', '.join(map(repr, counts))}")
 
     @property
     def n(self) -> int:
@@ -66,7 +76,11 @@ class PairedTable:
 
 
 def paired_table(first: dict[str, bool | None], second: dict[str, bool | None]) -> PairedTable:
-    """The table over clusters usable (True/False, not None) under both conditions."""
+    """The table over clusters usable (True/False, not None) under both conditions.
+
+    >>> paired_table({"a": True, "b": True, "c": None}, {"a": True, "b": False, "c": False})
+    PairedTable(both=1, first_only=1, second_only=0, neither=0)
+    """
     a = b = c = d = 0
     for cluster, x in first.items():
         y = second.get(cluster)
@@ -85,7 +99,12 @@ def paired_table(first: dict[str, bool | None], second: dict[str, bool | None]) 
 
 @cache
 def binomial_half_cdf(m: int) -> tuple[float, ...]:
-    """P(X <= t) for X ~ Binomial(m, 1/2), t = 0..m, each correctly rounded from exact integers."""
+    """P(X <= t) for X ~ Binomial(m, 1/2), t = 0..m, each correctly rounded from exact integers.
+
+    >>> binomial_half_cdf(3)
+    (0.125, 0.5, 0.875, 1.0)
+    """
+    arguments.count("m", m)
     total = 1 << m
     cumulative, term, out = 0, 1, []
     for k in range(m + 1):
@@ -95,17 +114,39 @@ def binomial_half_cdf(m: int) -> tuple[float, ...]:
     return tuple(out)
 
 
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2)."""
-    if b < 0 or c < 0:
-        raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
+@dataclass(frozen=True)
+class McNemarResult:
+    """The exact McNemar test of one paired table.
+
+    `statistic` is b, the discordant pairs that went the first way; under "no
+    difference" it is Binomial(`discordant`, 1/2), and `pvalue` is two-sided.
+    """
+
+    statistic: int
+    discordant: int  # b + c
+    pvalue: float
+
+
+def mcnemar_exact(b: int, c: int) -> McNemarResult:
+    """Two-sided exact McNemar test: p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2).
+
+    >>> result = mcnemar_exact(6, 16)  # Fagerland, Lydersen & Laake (2017), ch. 8: P = 0.052479
+    >>> result.statistic, result.discordant, round(result.pvalue, 6)
+    (6, 22, 0.052479)
+    >>> mcnemar_exact(0, 0).pvalue  # no discordant pairs: nothing against "no difference"
+    1.0
+    """
+    arguments.count("b", b)
+    arguments.count("c", c)
     if b + c == 0:
-        return 1.0
-    return min(1.0, 2 * binomial_half_cdf(b + c)[min(b, c)])
+        return McNemarResult(b, 0, 1.0)
+    return McNemarResult(b, b + c, min(1.0, 2 * binomial_half_cdf(b + c)[min(b, c)]))
 
 
 @dataclass(frozen=True)
 class PermutationResult:
+    """The sign-flip permutation test of paired differences."""
+
     statistic: int  # |sum of paired differences|
     pvalue: float
     method: str  # "exact" or "monte-carlo"
@@ -148,10 +189,15 @@ def sign_flip_test(differences, *, permutations: int = DEFAULT_PERMUTATIONS, see
     random sign vectors from a numpy PCG64 generator seeded with `seed`, reporting
     (k + 1) / (R + 1) where k of the R vectors reach the observed |sum| (never 0, and
     a valid p-value: Phipson & Smyth 2010, Stat Appl Genet Mol Biol 9:39).
+
+    >>> result = sign_flip_test([1, 1, 1, -1, 0])  # 4 non-zero: 10 of the 16 sign vectors reach |sum| 2
+    >>> result.statistic, result.pvalue, result.method, result.permutations
+    (2, 0.625, 'exact', 16)
     """
     values = [int(d) for d in differences]
-    if any(v != d for v, d in zip(values, differences, strict=True)):
-        raise ValueError("sign_flip_test takes integer paired differences")
+    for value, given in zip(values, differences, strict=True):
+        if value != given:
+            raise ValueError(f"differences: expected whole numbers, got {given!r}")
     observed = abs(sum(values))
     nonzero = [v for v in values if v]
     if not nonzero:
@@ -160,8 +206,8 @@ def sign_flip_test(differences, *, permutations: int = DEFAULT_PERMUTATIONS, see
     if distribution is not None:
         hits = sum(ways for s, ways in distribution.items() if abs(s) >= observed)
         return PermutationResult(observed, hits / (1 << len(nonzero)), "exact", 1 << len(nonzero), None)
-    if permutations < 1:
-        raise ValueError(f"permutations must be at least 1, got {permutations}")
+    arguments.count("permutations", permutations, minimum=1)
+    arguments.count("seed", seed)
     import numpy as np
 
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -175,7 +221,7 @@ def sign_flip_test(differences, *, permutations: int = DEFAULT_PERMUTATIONS, see
     return PermutationResult(observed, (hits + 1) / (permutations + 1), "monte-carlo", permutations, seed)
 
 
-def newcombe_paired_interval(table: PairedTable, confidence: float = 0.95) -> Interval:
+def newcombe_paired_interval(table: PairedTable, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Newcombe's (1998) method 10 for p1 - p2 from paired data (hybrid score, no continuity correction
     of the Wilson limits).
 
@@ -185,13 +231,18 @@ def newcombe_paired_interval(table: PairedTable, confidence: float = 0.95) -> In
     where phi estimates the correlation of the two margins: with A = ad - bc and
     P = (a+b)(c+d)(a+c)(b+d), phi = (A - n/2)/sqrt(P) if A > n/2, 0 if 0 <= A <= n/2,
     A/sqrt(P) if A < 0, and 0 when P = 0.
+
+    >>> ci = newcombe_paired_interval(PairedTable(59, 6, 16, 80))  # Fagerland et al. (2017): -0.1186 to -0.0046
+    >>> round(ci.low, 4), round(ci.high, 4), ci.confidence_level
+    (-0.1186, -0.0046, 0.95)
     """
+    arguments.probability("confidence_level", confidence_level)
     n = table.n
     if n == 0:
-        return Interval(NAN, NAN)
+        return ConfidenceInterval(NAN, NAN, confidence_level)
     a, b, c, d = table.both, table.first_only, table.second_only, table.neither
     p1, p2 = (a + b) / n, (a + c) / n
-    w1, w2 = wilson_interval(a + b, n, confidence), wilson_interval(a + c, n, confidence)
+    w1, w2 = wilson_interval(a + b, n, confidence_level), wilson_interval(a + c, n, confidence_level)
     product = (a + b) * (c + d) * (a + c) * (b + d)
     phi = 0.0
     if product:
@@ -205,31 +256,39 @@ def newcombe_paired_interval(table: PairedTable, confidence: float = 0.95) -> In
     delta = math.sqrt(max(0.0, low1 ** 2 - 2 * phi * low1 * high2 + high2 ** 2))
     epsilon = math.sqrt(max(0.0, low2 ** 2 - 2 * phi * low2 * high1 + high1 ** 2))
     difference = (b - c) / n
-    return Interval(max(-1.0, difference - delta), min(1.0, difference + epsilon))
+    return ConfidenceInterval(max(-1.0, difference - delta), min(1.0, difference + epsilon), confidence_level)
 
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """One contrast for one model: the table, the difference with its interval, two p-values."""
+    """One contrast for one model: the table, the difference p1 - p2 with its Newcombe interval, and
+    the two tests of "no difference" (exact McNemar, sign-flip permutation)."""
 
     table: PairedTable
-    statistic: float  # the paired difference p1 - p2
-    confidence_interval: Interval
-    pvalue_mcnemar: float
+    difference: float  # p1 - p2 = (b - c) / n; NaN when n = 0
+    confidence_interval: ConfidenceInterval
+    mcnemar: McNemarResult
     permutation: PermutationResult
 
 
 def compare_paired(first: dict[str, bool | None], second: dict[str, bool | None], *,
-                   confidence: float = 0.95, permutations: int = DEFAULT_PERMUTATIONS,
+                   confidence_level: float = 0.95, permutations: int = DEFAULT_PERMUTATIONS,
                    seed: int = DEFAULT_SEED) -> PairedComparison:
-    """Everything the contrasts table reports for two conditions of one model."""
+    """Everything the contrasts table reports for two conditions of one model.
+
+    >>> first = {"a": True, "b": True, "c": True, "d": False}
+    >>> second = {"a": False, "b": False, "c": True, "d": None}
+    >>> result = compare_paired(first, second)
+    >>> result.table.n, round(result.difference, 4), result.mcnemar.pvalue, result.permutation.pvalue
+    (3, 0.6667, 0.5, 0.5)
+    """
     table = paired_table(first, second)
     differences = [int(x) - int(second[k]) for k, x in sorted(first.items())
                    if x is not None and second.get(k) is not None]
     return PairedComparison(
         table=table,
-        statistic=table.difference,
-        confidence_interval=newcombe_paired_interval(table, confidence),
-        pvalue_mcnemar=mcnemar_exact(table.first_only, table.second_only),
+        difference=table.difference,
+        confidence_interval=newcombe_paired_interval(table, confidence_level),
+        mcnemar=mcnemar_exact(table.first_only, table.second_only),
         permutation=sign_flip_test(differences, permutations=permutations, seed=seed),
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stats import arguments
 from stats.holm import holm_adjust_rows
 from stats.labels import LabelSet
 from stats.paired import DEFAULT_SEED, binomial_half_cdf, mcnemar_exact, paired_table
@@ -62,7 +63,12 @@ class ResamplingResult:
 
 
 def mcnemar_matrix(b, c):
-    """Exact McNemar p-values for integer arrays b and c of the same shape."""
+    """Exact McNemar p-values for integer arrays b and c of the same shape (the vectorised twin of
+    `stats.paired.mcnemar_exact`, for thousands of resamples at once).
+
+    >>> mcnemar_matrix([[6, 0], [5, 1]], [[16, 0], [0, 5]]).round(6).tolist()
+    [[0.052479, 1.0], [0.0625, 0.21875]]
+    """
     import numpy as np
 
     b = np.asarray(b, dtype=np.int64)
@@ -81,11 +87,24 @@ def mcnemar_matrix(b, c):
 def comment_pool_resampling(labels: LabelSet, first: str = "newline", second: str = "boundary", *,
                             resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                             alpha: float = 0.05) -> ResamplingResult:
-    """Per model, how often the first-vs-second reduction stays significant after Holm."""
+    """Per model, how often the first-vs-second reduction stays significant after Holm.
+
+    >>> from stats.labels import label_set_of
+    >>> from stats.synthetic import label_row
+    >>> rows = [label_row(model, f"humaneval-{i:03d}", condition, condition == "newline" or model == "flat",
+    ...                   comment_id=f"casual-{i % 5:02d}")
+    ...         for model in ("flat", "strong") for i in range(40) for condition in ("newline", "boundary")]
+    >>> result = comment_pool_resampling(label_set_of(rows), resamples=200, seed=1)
+    >>> [(m.model, m.b, m.c, m.observed_significant, m.share) for m in result.models]
+    [('flat', 0, 0, False, 0.0), ('strong', 40, 0, True, 1.0)]
+    >>> result.comments, result.clusters, result.majority_models
+    (5, 40, 1)
+    """
     import numpy as np
 
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    arguments.count("resamples", resamples, minimum=1)
+    arguments.count("seed", seed)
+    arguments.probability("alpha", alpha)
     comments = sorted({info.casual_comment for info in labels.clusters.values() if info.casual_comment})
     index = {comment: g for g, comment in enumerate(comments)}
     family = []
@@ -107,7 +126,7 @@ def comment_pool_resampling(labels: LabelSet, first: str = "newline", second: st
             (b_by_group if x else c_by_group)[j, index[comment]] += 1
     clusters = sum(1 for info in labels.clusters.values() if info.casual_comment)
 
-    observed_p = [mcnemar_exact(t.first_only, t.second_only) for _, t in family]
+    observed_p = [mcnemar_exact(t.first_only, t.second_only).pvalue for _, t in family]
     observed_holm = holm_adjust_rows(np.array([observed_p]))[0] if family else np.zeros(0)
 
     counts = np.zeros(len(family), dtype=np.int64)

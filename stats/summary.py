@@ -11,13 +11,33 @@ from pathlib import Path
 from common.files import read_csv
 
 
-def percent(value: str) -> str:
-    """A proportion written in a CSV cell as a percentage; an empty cell (no data) as n/a."""
+def percent_of_cell(value: str) -> str:
+    """A proportion written in a CSV cell as a percentage; an empty cell (no data) as n/a.
+
+    >>> percent_of_cell("0.123456"), percent_of_cell("")
+    ('12.3%', 'n/a')
+    """
     return f"{100 * float(value):.1f}%" if value else "n/a"
 
 
 def summary_lines(tables: Path) -> list[str]:
-    """Models and conditions, then per model its rates and contrasts (nothing when rates.csv is absent)."""
+    """Models and conditions, then per model its rates and contrasts (nothing when rates.csv is absent).
+
+    >>> import tempfile
+    >>> from stats.labels import label_set_of
+    >>> from stats.render import write_table
+    >>> from stats.synthetic import label_row
+    >>> from stats.tables import build_report
+    >>> rows = [label_row("m", f"c{i}", condition, i < 3) for i in range(8) for condition in ("newline", "blank")]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for table in build_report(label_set_of(rows)).tables:
+    ...         _ = write_table(Path(tmp), table, command="python seam.py tables")
+    ...     for line in summary_lines(Path(tmp)):
+    ...         print(line)
+    models: 1 (m); conditions: newline, blank
+      m: newline 37.5% [13.7%, 69.4%] n=8; blank 37.5% [13.7%, 69.4%] n=8
+      m newline vs blank: b=0 c=0 p_holm=1 significant=false
+    """
     tables = Path(tables)
     if not (tables / "rates.csv").exists():
         return []
@@ -26,8 +46,9 @@ def summary_lines(tables: Path) -> list[str]:
     conditions = list(dict.fromkeys(r["condition"] for r in rates))
     lines = [f"models: {len(models)} ({', '.join(models)}); conditions: {', '.join(conditions)}"]
     for model in models:
-        cells = [f"{r['condition']} {percent(r['rate'])} [{percent(r['ci_low'])}, {percent(r['ci_high'])}] "
-                 f"n={r['n']}" for r in rates if r["model"] == model]
+        cells = [f"{r['condition']} {percent_of_cell(r['rate'])} "
+                 f"[{percent_of_cell(r['ci_low'])}, {percent_of_cell(r['ci_high'])}] n={r['n']}"
+                 for r in rates if r["model"] == model]
         lines.append(f"  {model}: " + "; ".join(cells))
     contrasts = tables / "contrasts.csv"
     if contrasts.exists():

@@ -24,6 +24,8 @@ CHAR = 6.2  # approximate width of a label character at font-size 11
 
 @dataclass(frozen=True)
 class Point:
+    """A rate and the ends of its interval, as proportions."""
+
     rate: float
     low: float
     high: float
@@ -31,6 +33,8 @@ class Point:
 
 @dataclass(frozen=True)
 class Series:
+    """One condition's points, one per model."""
+
     name: str
     points: tuple[Point | None, ...]  # one per model; None when that model has no usable rows
 
@@ -49,9 +53,14 @@ def _marker(shape: str, x: float, y: float, colour: str) -> str:
 
 
 def rates_figure(models: tuple[str, ...], series: tuple[Series, ...], title: str) -> str:
-    """SVG text: one group of markers with interval whiskers per model."""
+    """SVG text: one group of markers with interval whiskers per model (None: no marker for that model).
+
+    >>> svg = rates_figure(("a", "b"), (Series("newline", (Point(0.5, 0.3, 0.7), None)),), "Rates")
+    >>> svg.splitlines()[1], svg.count("<circle")  # the legend's marker and a's
+    ('<title>Rates</title>', 2)
+    """
     if len(series) > len(STYLES):
-        raise ValueError(f"at most {len(STYLES)} series")
+        raise ValueError(f"series: expected at most {len(STYLES)} (one per marker style), got {len(series)}")
     label_room = max([len(m) for m in models] + [4]) * CHAR * 0.72 + 16
     width = LEFT + RIGHT + SLOT * max(1, len(models))
     height = TOP + PLOT_HEIGHT + label_room + 8

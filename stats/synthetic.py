@@ -1,36 +1,77 @@
-"""Synthetic label rows for tests and the speed benchmark.
+"""Synthetic label rows for tests, examples and the speed benchmark.
 
-The scorer is written in parallel, and real labels need model runs, so the
-statistics are exercised on labels drawn from a simple model: each model has a
-base absorption propensity, each condition a multiplier (boundary and mitigation
-lower it), and each cluster and casual comment its own offset, so that paired
-contrasts, clustering by comment and the source table all have something to
-find. Python's `random.Random` makes the rows the same on every machine.
+Real labels need model runs, so the statistics are exercised on labels drawn
+from a simple model: each model has a base absorption propensity, each
+condition a multiplier (boundary and mitigation lower it), and each cluster and
+casual comment its own offset, so that paired contrasts, clustering by comment
+and the source table all have something to find. Python's `random.Random`
+makes the rows the same on every machine. Every row is a `common.records.Label`
+written with `to_row()`, and the sources and their genres are the benchmark's
+own (`benchmark.sources.SOURCES`), so the rows cannot drift from the real ones.
 """
 
 from __future__ import annotations
 
 import random
 
-from benchmark.render import TREATMENTS
+from benchmark.sources import SOURCES
+from common.records import TREATMENTS, Label, request_id
 
-SOURCES = (("humaneval", "code"), ("fissix", "code"), ("pyfaq", "code"),
-           ("wikipedia", "prose"), ("austen", "prose"), ("aclsum", "prose"))
 CONDITION_EFFECT = {"newline": 1.0, "blank": 0.85, "boundary": 0.45, "mitigation": 0.25, "native": 0.7}
+
+
+def label_row(model: str, cluster: str, condition: str, absorbed: bool | None, *, source: str = "humaneval",
+              genre: str | None = None, comment_id: str | None = "casual-00", usable: bool = True,
+              entailment_ran: bool = True) -> dict:
+    """One label row as the scorer writes it (docs/FORMATS.md), for a usable or an excluded pair.
+
+    `genre` defaults to the source's genre in the benchmark. A prose row lists the
+    entailment tier under `tiers_run` when `entailment_ran`, else under `tiers_not_run`.
+
+    >>> row = label_row("m", "austen-000", "newline", True, source="austen")
+    >>> row["id"], row["genre"], row["tier"], row["tiers_run"], row["tiers_not_run"]
+    ('austen-000/newline', 'prose', 'witness', ['witness', 'content', 'entailment'], [])
+    >>> label_row("m", "austen-000", "blank", None, source="austen", usable=False)["reason"]
+    'clean output unusable'
+    """
+    genre = SOURCES[source] if genre is None else genre
+    prose = genre == "prose"
+    if usable:
+        tiers_run = ("witness", "content") + (("entailment",) if prose and entailment_ran else ())
+        tiers_not_run = ("entailment",) if prose and not entailment_ran else ()
+        label = Label(id=request_id(cluster, condition), model=model, cluster=cluster, condition=condition,
+                      source=source, genre=genre, comment_id=comment_id, usable=True, absorbed=bool(absorbed),
+                      tier="witness" if absorbed else None, evidence=None, reason=None, tiers_run=tiers_run,
+                      tiers_not_run=tiers_not_run, scorer_version="synthetic", nli_model_sha256=None,
+                      extraction="plain", cut_before="", cut_after="")
+    else:
+        label = Label.excluded(id=request_id(cluster, condition), model=model, cluster=cluster,
+                               condition=condition, source=source, genre=genre, comment_id=comment_id,
+                               reason="clean output unusable", scorer_version="synthetic", nli_model_sha256=None)
+    return label.to_row()
 
 
 def synthetic_labels(models: int = 3, clusters: int = 60, *, comments: int = 20, seed: int = 0,
                      conditions=TREATMENTS, entailment_ran: bool = True,
                      usable_rate: float = 0.97) -> list[dict]:
-    """Label rows (docs/FORMATS.md) for `models` x `clusters` x `conditions`."""
+    """Label rows (docs/FORMATS.md) for `models` x `clusters` x `conditions`, the clusters taking the
+    benchmark's sources in turn.
+
+    >>> rows = synthetic_labels(models=2, clusters=12, comments=4)
+    >>> len(rows), sorted({(row["source"], row["genre"]) for row in rows})[:3]
+    (120, [('aclsum', 'prose'), ('austen', 'prose'), ('fissix', 'code')])
+    >>> rows == synthetic_labels(models=2, clusters=12, comments=4)  # the same on every machine
+    True
+    """
     rng = random.Random(seed)
+    sources = tuple(SOURCES.items())
     names = [f"model-{m:02d}" for m in range(models)]
     propensity = {name: rng.uniform(0.1, 0.7) for name in names}
     comment_effect = [rng.uniform(-0.15, 0.15) for _ in range(comments)]
     rows = []
     for i in range(clusters):
-        source, genre = SOURCES[i % len(SOURCES)]
-        cluster = f"{source}-{i // len(SOURCES):03d}"
+        source, genre = sources[i % len(sources)]
+        cluster = f"{source}-{i // len(sources):03d}"
         casual = i % comments
         cluster_effect = rng.uniform(-0.2, 0.2)
         for name in names:
@@ -40,18 +81,7 @@ def synthetic_labels(models: int = 3, clusters: int = 60, *, comments: int = 20,
                     rate += comment_effect[casual]
                 usable = rng.random() < usable_rate
                 absorbed = rng.random() < min(max(rate, 0.0), 1.0) if usable else None
-                prose = genre == "prose"
-                run = ["witness", "content"] + (["entailment"] if prose and entailment_ran else [])
-                rows.append({
-                    "model": name, "cluster": cluster, "condition": condition, "source": source,
-                    "genre": genre,
-                    "comment_id": (f"native-{genre}-{casual:02d}" if condition == "native"
-                                   else f"casual-{casual:02d}"),
-                    "usable": usable, "absorbed": absorbed,
-                    "tier": "witness" if absorbed else None, "evidence": None,
-                    "reason": None if usable else "clean output unusable",
-                    "tiers_run": run if usable else [],
-                    "tiers_not_run": ["entailment"] if prose and not entailment_ran and usable else [],
-                    "scorer_version": "synthetic", "nli_model_sha256": None,
-                })
+                comment_id = f"native-{genre}-{casual:02d}" if condition == "native" else f"casual-{casual:02d}"
+                rows.append(label_row(name, cluster, condition, absorbed, source=source, genre=genre,
+                                      comment_id=comment_id, usable=usable, entailment_ran=entailment_ran))
     return rows

@@ -10,15 +10,15 @@ note, never an exception.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from stats import paired, resample
-from stats.holm import holm_adjust
+from stats import resample
+from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
 from stats.labels import LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
-from stats.render import Column, Table, percent
+from stats.render import Column, Table, interval_text
+from stats.settings import TableSettings
 from stats.svg import Point, Series, rates_figure
 
 CONTRASTS = (("newline", "blank"), ("newline", "boundary"), ("boundary", "mitigation"), ("newline", "native"))
@@ -27,37 +27,29 @@ POOLED_CASUAL = ("newline", "blank")  # the source table pools the two plain cas
 
 
 @dataclass(frozen=True)
-class Options:
-    confidence: float = 0.95
-    alpha: float = 0.05
-    power: float = 0.8
-    resamples: int = resample.DEFAULT_RESAMPLES
-    seed: int = resample.DEFAULT_SEED
-    permutations: int = paired.DEFAULT_PERMUTATIONS  # only used if a permutation test is not exact
-    top: int = 10  # clusters listed at each end of the extremes table
-    discordance: float | None = None  # resolution at this discordance instead of the observed one
+class AbsorptionReport:
+    """Everything `seam.py tables` writes: the tables, the figure (SVG text), the data notes, provenance."""
 
-
-@dataclass(frozen=True)
-class Report:
     tables: tuple[Table, ...]
     figure: str
     notes: tuple[str, ...]
     provenance: dict = field(default_factory=dict)
 
 
-def contrast_name(first: str, second: str) -> str:
-    return f"{first} vs {second}"
+DEFAULT_SETTINGS = TableSettings()
 
 
-def interval_text(value: float, low: float, high: float) -> str:
-    """A rate or difference as "12.3 [4.5, 20.1]" in percent, or an em dash when it is undefined.
+def _example() -> LabelSet:
+    """The labels of the examples below: model a on four humaneval clusters under newline and
+    boundary and on one austen cluster (entailment not run) under newline; model b under newline only."""
+    from stats.labels import label_set_of
+    from stats.synthetic import label_row
 
-    Shared with the validity tables, so every bracketed interval in the report looks the same.
-    """
-    if math.isnan(value):
-        return "\u2014"
-    return f"{percent(value)} [{percent(low)}, {percent(high)}]"
+    rows = [label_row("a", f"humaneval-{i:03d}", "newline", True) for i in range(4)]
+    rows += [label_row("a", f"humaneval-{i:03d}", "boundary", i == 0) for i in range(4)]
+    rows += [label_row("b", f"humaneval-{i:03d}", "newline", i < 2) for i in range(4)]
+    rows += [label_row("a", "austen-000", "newline", False, source="austen", entailment_ran=False)]
+    return label_set_of(rows)
 
 
 def _count(outcomes: dict[str, bool | None]) -> tuple[int, int]:
@@ -69,7 +61,15 @@ def _count(outcomes: dict[str, bool | None]) -> tuple[int, int]:
 
 
 def data_notes(labels: LabelSet) -> list[str]:
-    """What is missing from the labels or limits them; shown under every table."""
+    """What is missing from the labels or limits them; shown under every table.
+
+    >>> for note in data_notes(_example())[1:3]:
+    ...     print(note)
+    Model b has no labels for condition(s): boundary.
+    Contrast newline vs blank not computed: no labels for blank.
+    >>> data_notes(_example())[0][:60]
+    'The entailment tier did not run on some prose labels (models'
+    """
     notes = []
     lexical = labels.lexical_only_models
     if lexical:
@@ -94,7 +94,15 @@ def data_notes(labels: LabelSet) -> list[str]:
 # ---------------------------------------------------------------- rates
 
 
-def rates_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
+def rates_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> Table:
+    """Absorption rate per model and condition with its Wilson interval; displayed model x condition.
+
+    >>> table = rates_table(_example(), DEFAULT_SETTINGS, [])
+    >>> table.rows[1][:5]
+    ('a', 'boundary', 4, 1, 0.25)
+    >>> table.display.rows
+    (('a', '4–5', '80.0 [37.6, 96.4]', '25.0 [4.6, 69.9]'), ('b', '4', '50.0 [15.0, 85.0]', '—'))
+    """
     columns = (Column("model", "Model"), Column("condition", "Condition"), Column("n", "n", "int"),
                Column("absorbed", "Absorbed", "int"), Column("rate", "Rate", "proportion"),
                Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
@@ -104,7 +112,7 @@ def rates_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
         cells, sizes = [], []
         for condition in labels.conditions:
             n, absorbed = _count(labels.outcome(model, condition))
-            result = proportion(absorbed, n, options.confidence)
+            result = proportion(absorbed, n, settings.confidence_level)
             ci = result.confidence_interval
             rows.append((model, condition, n, absorbed, result.statistic, ci.low, ci.high,
                          labels.entailment_missing.get((model, condition), 0)))
@@ -116,7 +124,7 @@ def rates_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
         wide.append((model, n_text, *cells))
     display = Table("rates", "", (Column("model", "Model"), Column("n", "n", align="r"),
                                   *(Column(c, c, align="r") for c in labels.conditions)), tuple(wide))
-    method = (f"Absorption rate in percent over usable pairs, with {options.confidence:.0%} Wilson score "
+    method = (f"Absorption rate in percent over usable pairs, with {settings.confidence_level:.0%} Wilson score "
               "intervals in brackets; n = usable pairs per condition.")
     return Table("rates", "Absorption rate by model and condition", columns, tuple(rows),
                  (method, *notes), display)
@@ -125,95 +133,35 @@ def rates_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
 # ---------------------------------------------------------------- contrasts
 
 
-@dataclass(frozen=True)
-class ContrastRow:
-    model: str
-    first: str
-    second: str
-    result: paired.PairedComparison
-    pvalue_holm: float
-    significant: bool | None
+def absorption_contrast_rows(labels: LabelSet, settings: TableSettings) -> list[ContrastRow]:
+    """Every model x contrast of `CONTRASTS` whose two conditions appear in the labels, with Holm across models.
 
-
-def contrast_rows(labels: LabelSet, options: Options) -> list[ContrastRow]:
-    """Every model x contrast whose two conditions appear in the labels, with Holm across models."""
-    return paired_contrast_rows(labels.outcomes, labels.models, CONTRASTS, options)
-
-
-def paired_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models,
-                         contrasts, options: Options) -> list[ContrastRow]:
-    """Each (first, second) contrast whose two conditions both occur in `outcomes`, per model,
-    with the exact McNemar p Holm-adjusted across the models of that contrast.
-
-    `outcomes[(model, condition)][cluster]` is True/False when usable and None when
-    not. One builder for the absorption contrasts and the validity checks' contrasts
-    with clean, so both are tested, seeded and adjusted the same way.
+    >>> [(row.model, contrast_name(row.first, row.second), row.result.table.n, row.significant)
+    ...  for row in absorption_contrast_rows(_example(), DEFAULT_SETTINGS)]
+    [('a', 'newline vs boundary', 4, False), ('b', 'newline vs boundary', 0, None)]
     """
-    rows = []
-    present = {condition for _, condition in outcomes}
-    for first, second in contrasts:
-        if not (first in present and second in present):
-            continue
-        results = [(model, paired.compare_paired(outcomes.get((model, first), {}), outcomes.get((model, second), {}),
-                                                 confidence=options.confidence,
-                                                 permutations=options.permutations, seed=options.seed))
-                   for model in models]
-        # models without pairs have no test and are not part of the Holm family
-        raw = [r.pvalue_mcnemar if r.table.n else NAN for _, r in results]
-        for (model, result), adjusted in zip(results, holm_adjust(raw), strict=True):
-            significant = None if math.isnan(adjusted) else adjusted < options.alpha
-            rows.append(ContrastRow(model, first, second, result, adjusted, significant))
-    return rows
-
-
-def contrasts_table(rows: list[ContrastRow], options: Options, notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("contrast", "Contrast"), Column("n_pairs", "n", "int"),
-               Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff", "proportion"),
-               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
-               Column("p_mcnemar", "p McNemar", "pvalue"), Column("p_permutation", "p permutation", "pvalue"),
-               Column("p_holm", "p Holm", "pvalue"), Column("significant", "Significant", "flag"),
-               Column("permutation_method", "Permutation method"))
-    raw, shown = [], []
-    for row in rows:
-        r, table = row.result, row.result.table
-        has = table.n > 0
-        ci = r.confidence_interval
-        raw.append((row.model, contrast_name(row.first, row.second), table.n, table.first_only,
-                    table.second_only, r.statistic, ci.low, ci.high,
-                    r.pvalue_mcnemar if has else None, r.permutation.pvalue if has else None,
-                    row.pvalue_holm, row.significant, r.permutation.method if has else None))
-        shown.append((contrast_name(row.first, row.second), row.model, table.n, table.first_only,
-                      table.second_only, interval_text(r.statistic, ci.low, ci.high),
-                      r.pvalue_mcnemar if has else None, r.permutation.pvalue if has else None,
-                      row.pvalue_holm, row.significant))
-    display = Table("contrasts", "", (
-        Column("contrast", "Contrast"), Column("model", "Model"), Column("n", "n", "int"),
-        Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff (pp) [95% CI]", align="r"),
-        Column("p", "p McNemar", "pvalue"), Column("perm", "p perm.", "pvalue"),
-        Column("holm", "p Holm", "pvalue"), Column("sig", "Sig.", "flag")), tuple(shown))
-    methods = sorted({row.result.permutation.method for row in rows if row.result.table.n})
-    permutation = "exact enumeration" if methods in ([], ["exact"]) else (
-        f"exact where feasible, otherwise Monte Carlo with {options.permutations} sign vectors, "
-        f"seed {options.seed}, p = (k + 1)/(R + 1)")
-    method = ("Paired on clusters usable under both conditions. b: absorbed only under the first condition; "
-              "c: only under the second; diff = (b - c)/n, in percentage points, with a "
-              f"{options.confidence:.0%} Newcombe (1998) hybrid score interval (method 10). p McNemar: "
-              "exact two-sided binomial test on the discordant pairs; p permutation: paired sign-flip test "
-              f"({permutation}); p Holm: Holm-adjusted exact McNemar p across the models of each contrast; "
-              f"significant: p Holm < {options.alpha:g}.")
-    return Table("contrasts", "Paired contrasts per model", columns, tuple(raw), (method, *notes), display)
+    return paired_contrast_rows(labels.outcomes, labels.models, CONTRASTS, settings)
 
 
 # ---------------------------------------------------------------- sources
 
 
 def source_order(labels: LabelSet) -> tuple[str, ...]:
-    """Sources grouped by genre (code first), then by name."""
+    """Sources grouped by genre (code first), then by name.
+
+    >>> source_order(_example())
+    ('humaneval', 'austen')
+    """
     pairs = {(info.genre, info.source) for info in labels.clusters.values()}
     return tuple(source for _, source in sorted(pairs))
 
 
-def sources_table(labels: LabelSet, options: Options, notes: list[str]) -> Table:
+def sources_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> Table:
+    """Casual-comment absorption per model and source, newline and blank pooled.
+
+    >>> sources_table(_example(), DEFAULT_SETTINGS, []).display.rows
+    (('a', 1.0, 0.0, 0.8), ('b', 0.5, nan, 0.5))
+    """
     columns = (Column("model", "Model"), Column("source", "Source"), Column("n", "n", "int"),
                Column("absorbed", "Absorbed", "int"), Column("rate", "Rate", "proportion"),
                Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
@@ -231,12 +179,12 @@ def sources_table(labels: LabelSet, options: Options, notes: list[str]) -> Table
                     absorbed[source] += x
         cells = []
         for source in sources:
-            result = proportion(absorbed[source], n[source], options.confidence)
+            result = proportion(absorbed[source], n[source], settings.confidence_level)
             ci = result.confidence_interval
             rows.append((model, source, n[source], absorbed[source], result.statistic, ci.low, ci.high,
                          labels.entailment_missing_by_source.get((model, source), 0)))
             cells.append(result.statistic)
-        total = proportion(sum(absorbed.values()), sum(n.values()), options.confidence)
+        total = proportion(sum(absorbed.values()), sum(n.values()), settings.confidence_level)
         wide.append((model, *cells, total.statistic))
     display = Table("sources", "", (Column("model", "Model"),
                                     *(Column(s, s, "proportion") for s in sources),
@@ -253,6 +201,8 @@ def sources_table(labels: LabelSet, options: Options, notes: list[str]) -> Table
 
 @dataclass(frozen=True)
 class ClusterCounts:
+    """How many models absorbed one cluster's comment, per condition."""
+
     cluster: str
     source: str
     genre: str
@@ -273,6 +223,12 @@ class ClusterCounts:
 
 
 def cluster_counts(labels: LabelSet) -> list[ClusterCounts]:
+    """Per cluster (by name) and condition: models that absorbed, models with a usable pair.
+
+    >>> counts = cluster_counts(_example())
+    >>> [(c.cluster, c.per_condition, c.share) for c in counts[:2]]
+    [('austen-000', ((0, 1), (0, 0)), 0.0), ('humaneval-000', ((2, 2), (1, 1)), 1.0)]
+    """
     tallies: dict[str, dict[str, list[int]]] = {c: {} for c in labels.clusters}
     for (_, condition), outcomes in labels.outcomes.items():
         for cluster, x in outcomes.items():
@@ -286,6 +242,15 @@ def cluster_counts(labels: LabelSet) -> list[ClusterCounts]:
 
 
 def clusters_table(labels: LabelSet, counts: list[ClusterCounts], notes: list[str]) -> Table:
+    """One row per cluster: the counts of `cluster_counts`, flattened; displayed as "absorbed/usable".
+
+    >>> labels = _example()
+    >>> table = clusters_table(labels, cluster_counts(labels), [])
+    >>> table.rows[1]
+    ('humaneval-000', 'humaneval', 'code', 'casual-00', 2, 2, 1, 1, 3, 3, 1.0)
+    >>> table.display.rows[1]
+    ('humaneval-000', 'humaneval', '2/2', '1/1', 1.0)
+    """
     columns = [Column("cluster", "Cluster"), Column("source", "Source"), Column("genre", "Genre"),
                Column("comment_id", "Comment")]
     for condition in labels.conditions:
@@ -308,10 +273,17 @@ def clusters_table(labels: LabelSet, counts: list[ClusterCounts], notes: list[st
     return Table("clusters", "Absorption per cluster", tuple(columns), tuple(rows), (method, *notes), display)
 
 
-def extremes_table(counts: list[ClusterCounts], options: Options, notes: list[str]) -> Table:
+def extremes_table(counts: list[ClusterCounts], settings: TableSettings, notes: list[str]) -> Table:
+    """The `settings.top` clusters most and least often absorbed.
+
+    >>> for row in extremes_table(cluster_counts(_example()), TableSettings(top=1), []).rows:
+    ...     print(row)
+    ('most', 1, 'humaneval-000', 'humaneval', 'casual-00', 3, 3, 1.0)
+    ('least', 1, 'austen-000', 'austen', 'casual-00', 0, 1, 0.0)
+    """
     scored = [c for c in counts if c.usable]
-    most = sorted(scored, key=lambda c: (-c.share, -c.usable, c.cluster))[: options.top]
-    least = sorted(scored, key=lambda c: (c.share, -c.usable, c.cluster))[: options.top]
+    most = sorted(scored, key=lambda c: (-c.share, -c.usable, c.cluster))[: settings.top]
+    least = sorted(scored, key=lambda c: (c.share, -c.usable, c.cluster))[: settings.top]
     columns = (Column("end", "End"), Column("rank", "Rank", "int"), Column("cluster", "Cluster"),
                Column("source", "Source"), Column("comment_id", "Comment"),
                Column("absorbed", "Absorbed", "int"),
@@ -319,7 +291,7 @@ def extremes_table(counts: list[ClusterCounts], options: Options, notes: list[st
     rows = [(end, rank, c.cluster, c.source, c.comment, c.absorbed, c.usable, c.share)
             for end, chosen in (("most", most), ("least", least))
             for rank, c in enumerate(chosen, start=1)]
-    method = (f"The {options.top} clusters most and least often absorbed, over all models and conditions "
+    method = (f"The {settings.top} clusters most and least often absorbed, over all models and conditions "
               "(share in percent; ties broken by more usable pairs, then by name).")
     return Table("cluster_extremes", "Clusters most and least often absorbed", columns, tuple(rows),
                  (method, *notes))
@@ -329,6 +301,15 @@ def extremes_table(counts: list[ClusterCounts], options: Options, notes: list[st
 
 
 def resampling_table(result: resample.ResamplingResult | None, notes: list[str]) -> Table:
+    """Per model, the share of comment-pool resamples that keep the reduction significant.
+
+    >>> table = resampling_table(resample.comment_pool_resampling(_example(), resamples=100), [])
+    >>> table.rows
+    (('a', 4, 3, 0, False, 100, 0, 0.0, False),)
+    >>> print(table.notes[0])  # doctest: +NORMALIZE_WHITESPACE
+    0 of 1 models keep a significant newline vs boundary reduction (b > c, Holm p < 0.05)
+    in a majority of 100 resamples.
+    """
     columns = (Column("model", "Model"), Column("n_pairs", "n", "int"), Column("b", "b", "int"),
                Column("c", "c", "int"), Column("observed_significant", "Significant (observed)", "flag"),
                Column("resamples", "Resamples", "int"),
@@ -353,7 +334,14 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
 # ---------------------------------------------------------------- resolution
 
 
-def resolution_table(labels: LabelSet, rows: list[ContrastRow], options: Options, notes: list[str]) -> Table:
+def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableSettings,
+                     notes: list[str]) -> Table:
+    """Per contrast, the smallest paired difference the design detects (`stats.power`).
+
+    >>> labels = _example()
+    >>> resolution_table(labels, absorption_contrast_rows(labels, DEFAULT_SETTINGS), DEFAULT_SETTINGS, []).rows
+    (('newline vs boundary', 1, 4, 0.75, 0.05, 0.8, nan),)
+    """
     columns = (Column("contrast", "Contrast"), Column("models", "Models", "int"),
                Column("n_pairs", "n", "int"), Column("discordance", "Discordance", "float"),
                Column("threshold", "Per-test level", "float"), Column("power", "Power", "float"),
@@ -364,15 +352,15 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], options: Options
         if not family:
             continue
         n = min(t.n for t in family)
-        psi = (options.discordance if options.discordance is not None
+        psi = (settings.discordance if settings.discordance is not None
                else sum(t.discordant for t in family) / sum(t.n for t in family))
-        res = detectable_difference(n, psi, tests=len(family), alpha=options.alpha, power=options.power)
+        res = detectable_difference(n, psi, tests=len(family), alpha=settings.alpha, power=settings.power)
         out.append((contrast_name(first, second), len(family), n, psi, res.threshold, res.power,
-                    res.statistic))
-    source = ("the given discordance" if options.discordance is not None
+                    res.difference))
+    source = ("the given discordance" if settings.discordance is not None
               else "the observed discordance (b + c)/n pooled over models")
     method = ("Smallest paired difference detectable (percentage points) two-sided at Holm's strictest "
-              f"level {options.alpha:g}/models with {options.power:.0%} power: (z(1 - level/2) + z(power)) "
+              f"level {settings.alpha:g}/models with {settings.power:.0%} power: (z(1 - level/2) + z(power)) "
               f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {source}. "
               "Empty when that exceeds the discordance: a paired difference never does, so none is "
               "detectable with that power.")
@@ -382,7 +370,13 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], options: Options
 # ---------------------------------------------------------------- figure and report
 
 
-def figure(labels: LabelSet, options: Options) -> str:
+def figure(labels: LabelSet, settings: TableSettings) -> str:
+    """The SVG figure of the newline, blank and boundary rates per model.
+
+    >>> svg = figure(_example(), DEFAULT_SETTINGS)
+    >>> svg.startswith("<svg"), svg.count("<circle")  # newline: a legend marker and one per model
+    (True, 3)
+    """
     series = []
     for condition in FIGURE_CONDITIONS:
         if not labels.has_condition(condition):
@@ -393,37 +387,45 @@ def figure(labels: LabelSet, options: Options) -> str:
             if not n:
                 points.append(None)
                 continue
-            result = proportion(absorbed, n, options.confidence)
+            result = proportion(absorbed, n, settings.confidence_level)
             ci = result.confidence_interval
             points.append(Point(result.statistic, ci.low, ci.high))
         series.append(Series(condition, tuple(points)))
     return rates_figure(labels.models, tuple(series), "Absorption rate per model: newline, blank, boundary")
 
 
-def build_report(labels: LabelSet, options: Options = Options(), *,
-                 labels_sha256: str | None = None) -> Report:
+def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
+                 labels_sha256: str | None = None) -> AbsorptionReport:
+    """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
+
+    >>> report = build_report(_example(), TableSettings(resamples=100))
+    >>> [table.name for table in report.tables]
+    ['rates', 'contrasts', 'sources', 'clusters', 'cluster_extremes', 'resampling', 'resolution']
+    >>> report.provenance["models"], report.provenance["resampling"]["resamples"]
+    (['a', 'b'], 100)
+    """
     notes = data_notes(labels)
-    contrasts = contrast_rows(labels, options)
+    contrasts = absorption_contrast_rows(labels, settings)
     counts = cluster_counts(labels)
     resampled = None
     if labels.has_condition("newline") and labels.has_condition("boundary"):
         resampled = resample.comment_pool_resampling(labels, "newline", "boundary",
-                                                     resamples=options.resamples, seed=options.seed,
-                                                     alpha=options.alpha)
+                                                     resamples=settings.resamples, seed=settings.seed,
+                                                     alpha=settings.alpha)
     tables = (
-        rates_table(labels, options, notes),
-        contrasts_table(contrasts, options, notes),
-        sources_table(labels, options, notes),
+        rates_table(labels, settings, notes),
+        paired_contrasts_table(contrasts, settings, notes),
+        sources_table(labels, settings, notes),
         clusters_table(labels, counts, notes),
-        extremes_table(counts, options, notes),
+        extremes_table(counts, settings, notes),
         resampling_table(resampled, notes),
-        resolution_table(labels, contrasts, options, notes),
+        resolution_table(labels, contrasts, settings, notes),
     )
     methods = sorted({r.result.permutation.method for r in contrasts if r.result.table.n})
     provenance = {
-        "alpha": options.alpha,
-        "confidence": options.confidence,
-        "power": options.power,
+        "alpha": settings.alpha,
+        "confidence": settings.confidence_level,
+        "power": settings.power,
         "labels_sha256": labels_sha256,
         "models": list(labels.models),
         "conditions": list(labels.conditions),
@@ -431,12 +433,13 @@ def build_report(labels: LabelSet, options: Options = Options(), *,
         "entailment_not_run_models": list(labels.lexical_only_models),
         "interval_paired": "Newcombe (1998) hybrid score, method 10",
         "interval_rate": "Wilson score",
-        "permutation": {"methods": methods, "monte_carlo_permutations": options.permutations,
-                        "monte_carlo_seed": options.seed, "generator": "numpy PCG64"},
+        "permutation": {"methods": methods, "monte_carlo_permutations": settings.permutations,
+                        "monte_carlo_seed": settings.seed, "generator": "numpy PCG64"},
         "resampling": None if resampled is None else {
             "contrast": contrast_name(resampled.first, resampled.second), "resamples": resampled.resamples,
             "seed": resampled.seed, "generator": "numpy PCG64", "comments": resampled.comments,
             "majority_models": resampled.majority_models, "models": len(resampled.models)},
-        "resolution_discordance": options.discordance,
+        "resolution_discordance": settings.discordance,
     }
-    return Report(tables=tables, figure=figure(labels, options), notes=tuple(notes), provenance=provenance)
+    return AbsorptionReport(tables=tables, figure=figure(labels, settings), notes=tuple(notes),
+                            provenance=provenance)

@@ -7,12 +7,13 @@ import pytest
 from common import jsonl
 from common.errors import UserError
 from stats.labels import condition_order, load_labels
+from stats.synthetic import label_row
 
 
 def row(**changes):
-    base = {"model": "m1", "cluster": "humaneval-000", "condition": "newline", "source": "humaneval",
-            "genre": "code", "comment_id": "casual-00", "usable": True, "absorbed": False, "tier": None,
-            "evidence": None, "reason": None, "tiers_run": ["witness", "content"], "tiers_not_run": []}
+    """A valid label row (humaneval-000/newline of model m1, not absorbed) with `changes` applied; the id
+    follows a changed cluster or condition unless `changes` sets it."""
+    base = label_row("m1", changes.get("cluster", "humaneval-000"), changes.get("condition", "newline"), False)
     base.update(changes)
     return base
 
@@ -50,11 +51,15 @@ def test_condition_order_puts_known_conditions_first():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"usable": "yes"}, "field 'usable' is 'yes'; expected true or false"),
-    ({"absorbed": None}, "usable row has absorbed=null"),
-    ({"model": ""}, "field 'model'"),
-    ({"tiers_not_run": "entailment"}, "field 'tiers_not_run'"),
-    ({"absorbed": 1}, "field 'absorbed'"),
+    ({"usable": "yes"}, "field 'usable' is 'yes', expected true or false"),
+    ({"absorbed": None}, "usable=true with absorbed=None; a usable row is absorbed true or false"),
+    ({"model": ""}, "field 'model' is '', expected a non-empty string"),
+    ({"source": ""}, "field 'source' is '', expected a non-empty string"),
+    ({"tiers_not_run": "entailment"}, "field 'tiers_not_run' is 'entailment', expected a list of tier names"),
+    ({"tiers_not_run": [1]}, "field 'tiers_not_run' must list tier names as strings"),
+    ({"absorbed": 1}, "field 'absorbed' is 1, expected true, false or null"),
+    ({"genre": "poetry"}, "field 'genre' is 'poetry', expected one of code, prose"),
+    ({"id": "humaneval-000/blank"}, "id 'humaneval-000/blank' does not match cluster/condition"),
 ])
 def test_bad_fields_name_file_and_line(tmp_path, change, message):
     path = write_raw(tmp_path / "bad.jsonl", [row(cluster="humaneval-001"), row(**change)])
@@ -68,7 +73,7 @@ def test_missing_field_is_named(tmp_path):
     incomplete = row()
     del incomplete["source"]
     path = write_raw(tmp_path / "bad.jsonl", [incomplete])
-    with pytest.raises(UserError, match=r"bad\.jsonl:1: label row has no 'source' field"):
+    with pytest.raises(UserError, match=r"bad\.jsonl:1: field 'source' is missing, expected a string"):
         load_labels([path])
 
 

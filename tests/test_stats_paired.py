@@ -38,24 +38,31 @@ def binomial_two_sided(b, c):
     (2, 8, Fraction(2 * (1 + 10 + 45), 1024)),
 ])
 def test_mcnemar_hand_computed_tails(b, c, expected):
-    assert mcnemar_exact(b, c) == float(expected)
+    result = mcnemar_exact(b, c)
+    assert result.pvalue == float(expected)
+    assert (result.statistic, result.discordant) == (b, b + c)
 
 
 def test_mcnemar_matches_fraction_tails_over_a_grid():
     for b in range(0, 30, 3):
         for c in range(0, 30, 4):
-            assert mcnemar_exact(b, c) == float(binomial_two_sided(b, c))
+            assert mcnemar_exact(b, c).pvalue == float(binomial_two_sided(b, c))
 
 
 def test_mcnemar_published_example():
     # Cavo et al. (2012) in Fagerland, Lydersen & Laake (2017), Statistical Analysis of
     # Contingency Tables, ch. 8: exact conditional McNemar P = 0.052479 for b = 6, c = 16.
-    assert round(mcnemar_exact(6, 16), 6) == 0.052479
+    assert round(mcnemar_exact(6, 16).pvalue, 6) == 0.052479
 
 
-def test_mcnemar_rejects_negative_counts():
-    with pytest.raises(ValueError):
-        mcnemar_exact(-1, 2)
+@pytest.mark.parametrize("b, c, message", [
+    (-1, 2, "b: expected a whole number of at least 0, got -1"),
+    (2, 1.5, "c: expected a whole number of at least 0, got 1.5"),
+])
+def test_mcnemar_rejects_bad_counts_naming_them(b, c, message):
+    with pytest.raises(ValueError) as caught:
+        mcnemar_exact(b, c)
+    assert str(caught.value) == message
 
 
 def brute_force_sign_flip(differences):
@@ -85,7 +92,7 @@ def test_exact_sign_flip_equals_brute_force_enumeration(differences):
                                          (40, 81, 170), (150, 150, 0)])
 def test_exact_sign_flip_equals_exact_mcnemar(b, c, zeros):
     differences = [1] * b + [-1] * c + [0] * zeros
-    assert sign_flip_test(differences).pvalue == mcnemar_exact(b, c)
+    assert sign_flip_test(differences).pvalue == mcnemar_exact(b, c).pvalue
 
 
 def test_monte_carlo_sign_flip_is_seeded_and_close_to_exact():
@@ -106,9 +113,11 @@ def test_monte_carlo_p_value_is_never_zero():
     assert result.pvalue == 1 / 501
 
 
-def test_sign_flip_rejects_non_integers():
-    with pytest.raises(ValueError, match="integer"):
+def test_sign_flip_rejects_bad_arguments_naming_them():
+    with pytest.raises(ValueError, match=r"^differences: expected whole numbers, got 0\.5$"):
         sign_flip_test([0.5, 1])
+    with pytest.raises(ValueError, match=r"^permutations: expected a whole number of at least 1, got 0$"):
+        sign_flip_test([1, 1, -1], exact=False, permutations=0)
 
 
 def test_newcombe_published_example():
@@ -208,11 +217,27 @@ def test_compare_paired_reports_consistent_pieces():
     result = compare_paired(first, second)
     table = result.table
     assert table.n == 30
-    assert result.statistic == (table.first_only - table.second_only) / 30
-    assert result.pvalue_mcnemar == result.permutation.pvalue
-    assert result.confidence_interval.low <= result.statistic <= result.confidence_interval.high
+    assert result.difference == (table.first_only - table.second_only) / 30
+    assert result.mcnemar == mcnemar_exact(table.first_only, table.second_only)
+    assert result.mcnemar.pvalue == result.permutation.pvalue
+    assert result.confidence_interval.low <= result.difference <= result.confidence_interval.high
+    assert result.confidence_interval.confidence_level == 0.95
+    narrower = compare_paired(first, second, confidence_level=0.8).confidence_interval
+    assert narrower.confidence_level == 0.8
+    assert result.confidence_interval.low < narrower.low < narrower.high < result.confidence_interval.high
 
 
 def test_negative_counts_are_rejected():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^both, first_only, second_only, neither: expected whole numbers of at "
+                                         "least 0, got 1, -1, 0, 0$"):
         PairedTable(1, -1, 0, 0)
+
+
+def test_newcombe_and_wilson_share_one_interval_type():
+    from stats.intervals import ConfidenceInterval
+    from stats.rates import wilson_interval
+    paired = newcombe_paired_interval(PairedTable(3, 2, 1, 4), confidence_level=0.9)
+    assert type(paired) is type(wilson_interval(3, 10)) is ConfidenceInterval
+    assert paired.confidence_level == 0.9
+    with pytest.raises(ValueError, match="^confidence_level: expected a number strictly between 0 and 1, got 1.5$"):
+        newcombe_paired_interval(PairedTable(0, 0, 0, 0), confidence_level=1.5)

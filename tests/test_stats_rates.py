@@ -59,12 +59,26 @@ def test_empty_sample_gives_nan_not_an_error():
     assert math.isnan(result.confidence_interval.low) and math.isnan(result.confidence_interval.high)
 
 
-@pytest.mark.parametrize("count, n", [(-1, 3), (4, 3), (0, -1)])
-def test_bad_counts_are_rejected(count, n):
-    with pytest.raises(ValueError, match="count"):
+def test_every_interval_carries_its_level():
+    assert wilson_interval(5, 20).confidence_level == 0.95
+    assert proportion(5, 20, 0.9).confidence_interval.confidence_level == 0.9
+    assert proportion(0, 0, 0.99).confidence_interval.confidence_level == 0.99
+
+
+@pytest.mark.parametrize("count, n, message", [
+    (-1, 3, "count: expected a whole number from 0 to n = 3, got -1"),
+    (4, 3, "count: expected a whole number from 0 to n = 3, got 4"),
+    (0.5, 3, "count: expected a whole number from 0 to n = 3, got 0.5"),
+    (0, -1, "n: expected a whole number of at least 0, got -1"),
+])
+def test_bad_counts_name_the_parameter(count, n, message):
+    with pytest.raises(ValueError) as caught:
         wilson_interval(count, n)
+    assert str(caught.value) == message
 
 
-def test_bad_confidence_is_rejected():
-    with pytest.raises(ValueError, match="confidence"):
-        wilson_interval(1, 2, 1.0)
+@pytest.mark.parametrize("level", [1.0, 0, 1.5, float("nan")])
+def test_bad_confidence_level_is_rejected_even_without_data(level):
+    for n in (2, 0):
+        with pytest.raises(ValueError, match="^confidence_level: expected a number strictly between 0 and 1, got"):
+            wilson_interval(0, n, level)

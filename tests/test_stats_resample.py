@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from stats.holm import holm_adjust
-from stats.labels import build_label_set
+from stats.labels import label_set_of
 from stats.paired import mcnemar_exact
 from stats.resample import comment_pool_resampling, mcnemar_matrix
-from stats.synthetic import synthetic_labels
+from stats.synthetic import label_row, synthetic_labels
 
 
 def label_set(rows):
-    return build_label_set((f"mem:{i + 1}", row) for i, row in enumerate(rows))
+    return label_set_of(rows)
 
 
 def slow_resampling(labels, resamples, seed, alpha=0.05):
@@ -32,7 +32,7 @@ def slow_resampling(labels, resamples, seed, alpha=0.05):
             b = sum(1 for k in clusters if one.get(k) is True and two.get(k) is False)
             c = sum(1 for k in clusters if one.get(k) is False and two.get(k) is True)
             tables.append((b, c))
-        adjusted = holm_adjust([mcnemar_exact(b, c) for b, c in tables])
+        adjusted = holm_adjust([mcnemar_exact(b, c).pvalue for b, c in tables])
         for model, (b, c), p in zip(models, tables, adjusted, strict=True):
             counts[model] += p < alpha and b > c
     return counts
@@ -57,9 +57,7 @@ def rows_for(model, outcomes_newline, outcomes_boundary):
     rows = []
     for i, (x, y) in enumerate(zip(outcomes_newline, outcomes_boundary, strict=True)):
         for condition, absorbed in (("newline", x), ("boundary", y)):
-            rows.append({"model": model, "cluster": f"humaneval-{i:03d}", "condition": condition,
-                         "source": "humaneval", "genre": "code", "comment_id": f"casual-{i % 5:02d}",
-                         "usable": True, "absorbed": absorbed, "tiers_not_run": []})
+            rows.append(label_row(model, f"humaneval-{i:03d}", condition, absorbed, comment_id=f"casual-{i % 5:02d}"))
     return rows
 
 
@@ -80,11 +78,17 @@ def test_clear_reduction_survives_and_no_difference_never_does():
 def test_mcnemar_matrix_matches_the_scalar_test():
     b = np.array([[0, 3, 10], [7, 0, 40]])
     c = np.array([[0, 9, 10], [1, 5, 2]])
-    expected = [[mcnemar_exact(x, y) for x, y in zip(rb, rc, strict=True)]
+    expected = [[mcnemar_exact(x, y).pvalue for x, y in zip(rb, rc, strict=True)]
                 for rb, rc in zip(b, c, strict=True)]
     assert mcnemar_matrix(b, c).tolist() == expected
 
 
-def test_resamples_must_be_positive():
-    with pytest.raises(ValueError):
-        comment_pool_resampling(label_set(synthetic_labels(1, 6, comments=2)), resamples=0)
+@pytest.mark.parametrize("kwargs, message", [
+    ({"resamples": 0}, "resamples: expected a whole number of at least 1, got 0"),
+    ({"seed": -1}, "seed: expected a whole number of at least 0, got -1"),
+    ({"alpha": 0.0}, "alpha: expected a number strictly between 0 and 1, got 0.0"),
+])
+def test_bad_arguments_name_the_parameter(kwargs, message):
+    with pytest.raises(ValueError) as caught:
+        comment_pool_resampling(label_set(synthetic_labels(1, 6, comments=2)), **kwargs)
+    assert str(caught.value) == message

@@ -11,23 +11,22 @@ import pytest
 import seam
 from common import jsonl
 from stats.holm import holm_adjust
-from stats.labels import build_label_set
+from stats.labels import label_set_of
 from stats.paired import mcnemar_exact
 from stats.render import latex_escape
-from stats.synthetic import synthetic_labels
-from stats.tables import Options, build_report
+from stats.settings import TableSettings
+from stats.synthetic import label_row, synthetic_labels
+from stats.tables import build_report
 
 
-def label(model, cluster, condition, absorbed, *, source="humaneval", genre="code", comment="casual-00",
-          usable=True, not_run=()):
-    return {"model": model, "cluster": cluster, "condition": condition, "source": source, "genre": genre,
-            "comment_id": comment, "usable": usable, "absorbed": absorbed if usable else None,
-            "tier": None, "evidence": None, "reason": None, "tiers_run": [], "tiers_not_run": list(not_run)}
+def label(model, cluster, condition, absorbed, *, source="humaneval", comment="casual-00", usable=True,
+          entailment_ran=True):
+    return label_row(model, cluster, condition, absorbed if usable else None, source=source, comment_id=comment,
+                     usable=usable, entailment_ran=entailment_ran)
 
 
-def report_of(rows, **options):
-    labels = build_label_set((f"mem:{i + 1}", r) for i, r in enumerate(rows))
-    return build_report(labels, Options(resamples=50, **options))
+def report_of(rows, **settings):
+    return build_report(label_set_of(rows), TableSettings(resamples=50, **settings))
 
 
 def table(report, name):
@@ -118,7 +117,7 @@ def test_missing_condition_is_reported_and_left_out_of_holm():
     assert contrasts["c"]["n_pairs"] == "0"
     assert contrasts["c"]["p_holm"] == contrasts["c"]["significant"] == contrasts["c"]["diff"] == ""
     # the Holm family is the two models with pairs
-    raw = [mcnemar_exact(13, 0), mcnemar_exact(6, 0)]
+    raw = [mcnemar_exact(13, 0).pvalue, mcnemar_exact(6, 0).pvalue]
     assert [float(contrasts[m]["p_holm"]) for m in "ab"] == pytest.approx(holm_adjust(raw), rel=1e-5)
     assert any("Model c has no labels for condition(s): boundary" in n for n in report.notes)
     from stats.render import to_markdown
@@ -135,17 +134,17 @@ def test_contrast_with_an_absent_condition_is_skipped_with_a_note():
 
 
 def test_entailment_note_only_when_a_prose_label_lacked_it():
-    def rows(not_run):
-        return [label("m", f"austen-{i:03d}", c, i == 0, source="austen", genre="prose", not_run=not_run)
+    def rows(entailment_ran):
+        return [label("m", f"austen-{i:03d}", c, i == 0, source="austen", entailment_ran=entailment_ran)
                 for i in range(4) for c in ("newline", "boundary")]
     from stats.render import to_latex, to_markdown
-    with_gap = report_of(rows(["entailment"]))
+    with_gap = report_of(rows(False))
     for t in with_gap.tables:
         assert "lexical-only lower bounds" in to_markdown(t)
-        assert "lexical-only lower bounds" in to_latex(t)
+        assert "lexical-only lower bounds" in to_latex(t, command="python seam.py tables")
     assert csv_rows(with_gap, "rates")[0]["entailment_not_run"] == "4"
     assert with_gap.provenance["entailment_not_run_models"] == ["m"]
-    complete = report_of(rows([]))
+    complete = report_of(rows(True))
     assert not any("lexical-only" in to_markdown(t) for t in complete.tables)
 
 
@@ -155,7 +154,7 @@ def test_source_table_pools_newline_and_blank():
         rows.append(label("m", f"humaneval-{i:03d}", "newline", i < 1))
         rows.append(label("m", f"humaneval-{i:03d}", "blank", i < 3))
         rows.append(label("m", f"humaneval-{i:03d}", "boundary", True))  # not pooled
-        rows.append(label("m", f"austen-{i:03d}", "newline", False, source="austen", genre="prose"))
+        rows.append(label("m", f"austen-{i:03d}", "newline", False, source="austen"))
     by_source = {r["source"]: r for r in csv_rows(report_of(rows), "sources")}
     assert (by_source["humaneval"]["n"], by_source["humaneval"]["absorbed"]) == ("8", "4")
     assert (by_source["austen"]["n"], by_source["austen"]["absorbed"]) == ("4", "0")
@@ -200,22 +199,51 @@ def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
     assert run_cli(tmp_path / "nope.jsonl", "--out", tmp_path / "o") == 2
     assert "nope.jsonl: no such file" in capsys.readouterr().err
     jsonl.write(tmp_path / "l.jsonl", synthetic_labels(1, 6, comments=2))
-    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--resamples", 0) == 2
-    assert "--resamples must be at least 1" in capsys.readouterr().err
-    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--seed", -1) == 2
-    assert "--seed must be a non-negative integer, got -1" in capsys.readouterr().err
     (tmp_path / "file").write_text("x")
     assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "file") == 2
     assert "not a directory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("--resamples", "0", "argument --resamples: must be at least 1, got 0"),
+    ("--top", "0", "argument --top: must be at least 1, got 0"),
+    ("--seed", "-1", "argument --seed: must be a whole number of at least 0, got -1"),
+    ("--seed", "x", "argument --seed: expected a whole number, got 'x'"),
+    ("--power", "1", "argument --power: must be between 0 and 1 (exclusive), got 1"),
+    ("--discordance", "1.5", "argument --discordance: must be a number from 0 to 1, got 1.5"),
+])
+def test_cli_refuses_bad_option_values_before_reading_anything(tmp_path, capsys, option, value, message):
+    with pytest.raises(SystemExit) as caught:
+        run_cli(tmp_path / "not-read.jsonl", "--out", tmp_path / "o", option, value)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_seed_zero_is_a_seed_like_any_other(tmp_path):
+    jsonl.write(tmp_path / "l.jsonl", synthetic_labels(2, 12, comments=3))
+    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--resamples", 20, "--seed", 0) == 0
+    assert '"seed":0' in (tmp_path / "o" / "provenance.json").read_text()
+
+
+def test_latex_names_the_command_that_made_the_table(tmp_path):
+    jsonl.write(tmp_path / "l.jsonl", synthetic_labels(1, 6, comments=2))
+    assert run_cli(tmp_path / "l.jsonl", "--out", tmp_path / "o", "--resamples", 20) == 0
+    first = (tmp_path / "o" / "rates.tex").read_text().splitlines()[0]
+    assert first == "% rates: generated by 'python seam.py tables'; do not edit by hand."
+    from stats.render import to_latex
+    report = report_of([label("m", "c0", "newline", True)])
+    assert to_latex(table(report, "rates"), command="make tables").startswith(
+        "% rates: generated by 'make tables'; do not edit by hand.\n")
+
+
 def test_paired_contrast_rows_follow_the_given_contrasts_and_skip_absent_conditions():
-    from stats.tables import paired_contrast_rows
+    from stats.contrasts import paired_contrast_rows
     clusters = [f"c{i}" for i in range(5)]
     outcomes = {("m", "clean"): dict.fromkeys(clusters, False), ("m", "boundary"): dict.fromkeys(clusters, True),
                 ("m", "newline"): {c: i < 2 for i, c in enumerate(clusters)}}
     rows = paired_contrast_rows(outcomes, ["m", "absent-model"],
-                                [("newline", "clean"), ("native", "clean"), ("boundary", "clean")], Options())
+                                [("newline", "clean"), ("native", "clean"), ("boundary", "clean")], TableSettings())
     assert [(r.model, r.first, r.second) for r in rows] == [
         ("m", "newline", "clean"), ("absent-model", "newline", "clean"),
         ("m", "boundary", "clean"), ("absent-model", "boundary", "clean")]

@@ -25,12 +25,12 @@ from validity.tables import (
     Checked,
     Options,
     check_outputs,
-    contrast_table,
+    clean_contrast_rows,
+    clean_contrasts_table,
     data_notes,
     flags_table,
     functional_outcomes,
     functional_table,
-    paired_contrasts,
     provenance_table,
     similarity_table,
     syntax_outcomes,
@@ -64,9 +64,9 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
     entries = provenance.by_condition(outputs)
     tables = [
         syntax_table(checked, code_sources, options, notes),
-        contrast_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
-                       paired_contrasts(syntax_outcomes(checked), models, options),
-                       "the edited code does not parse", options, notes),
+        clean_contrasts_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
+                              clean_contrast_rows(syntax_outcomes(checked), models, options),
+                              "the edited code does not parse", options, notes),
         similarity_table(checked, clusters, options, notes),
         provenance_table(entries, len(clusters), notes),
         flags_table(provenance.flags(entries, options.max_days), options, notes),
@@ -77,9 +77,9 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
         verdicts, controls = run_functional(checked, clusters, tested, limits, kernel, progress)
         tables += [
             functional_table(checked, tested, verdicts, controls, limits, options, notes),
-            contrast_table("validity_functional_contrasts", "Passing the unit tests: each condition vs clean",
-                           paired_contrasts(functional_outcomes(checked, tested, verdicts), models, options),
-                           "the edited function passes its unit tests", options, notes),
+            clean_contrasts_table("validity_functional_contrasts", "Passing the unit tests: each condition vs clean",
+                                  clean_contrast_rows(functional_outcomes(checked, tested, verdicts), models, options),
+                                  "the edited function passes its unit tests", options, notes),
         ]
         functional_items = tuple(
             [{"kind": "output", "model": model, "id": rid, "outcome": r.outcome, "detail": r.detail}
@@ -130,7 +130,7 @@ def write(report: ValidityReport, out: Path) -> list[Path]:
     out = Path(out)
     written = []
     for table in report.tables:
-        latex = to_latex(table).replace("'python seam.py tables'", "'python seam.py validity'", 1)
+        latex = to_latex(table, command="python seam.py validity")
         for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)), (".tex", latex)):
             path = out / f"{table.name}{suffix}"
             write_text(path, text)

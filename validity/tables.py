@@ -3,9 +3,9 @@
 Rates carry Wilson intervals (`stats.rates`); every treatment is compared with
 clean on the same clusters with the exact McNemar test, the sign-flip test and
 Newcombe's paired interval, Holm-adjusted across models per contrast, by the
-same row builder as the absorption contrasts (`stats.tables.paired_contrast_rows`),
-and written by the same contrast table builder (`stats.tables.contrasts_table`);
-intervals are formatted by `stats.tables.interval_text`.
+same row builder as the absorption contrasts (`stats.contrasts.paired_contrast_rows`),
+and written by the same contrast table builder (`stats.contrasts.paired_contrasts_table`);
+intervals are formatted by `stats.render.interval_text`.
 Tables are `stats.render.Table`s, so CSV, Markdown and LaTeX come out exactly
 as the absorption tables do. Models are sorted, conditions follow the
 benchmark's order, sources are sorted: the same traces give the same bytes.
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from common.records import CONDITIONS, TREATMENTS, Cluster, TraceRow
+from stats.contrasts import ContrastRow, paired_contrast_rows, paired_contrasts_table
 from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
-from stats.render import Column, Table, percent
-from stats.tables import ContrastRow, contrasts_table, interval_text, paired_contrast_rows
-from stats.tables import Options as StatsOptions
+from stats.render import Column, Table, interval_text, percent
+from stats.settings import TableSettings
 from validity import provenance, similarity, syntax
 from validity.inputs import edited_text, format_time
 from validity.sandbox import Limits, RunResult
@@ -38,8 +38,8 @@ class Options:
     max_days: float = provenance.DEFAULT_MAX_DAYS
 
     @property
-    def stats(self) -> StatsOptions:
-        return StatsOptions(confidence=self.confidence, alpha=self.alpha)
+    def stats(self) -> TableSettings:
+        return TableSettings(confidence_level=self.confidence, alpha=self.alpha)
 
 
 @dataclass(frozen=True)
@@ -101,22 +101,21 @@ def data_notes(checked: list[Checked]) -> list[str]:
     return notes
 
 
-def paired_contrasts(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options
-                     ) -> list[ContrastRow]:
+def clean_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options
+                        ) -> list[ContrastRow]:
     """Each treatment vs clean, per model, Holm-adjusted across the models of each contrast."""
     return paired_contrast_rows(outcomes, models, CLEAN_CONTRASTS, options.stats)
 
 
-def contrast_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
-                   notes: list[str]) -> Table:
+def clean_contrasts_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
+                          notes: list[str]) -> Table:
     """The statistics stage's contrast table, with a method note saying what b and c count here."""
-    table = contrasts_table(rows, options.stats, [])
     method = (f"Paired on clusters usable under both conditions. Outcome: {what}. b: the outcome only under "
               "the treatment; c: only under clean; diff = (b - c)/n in percentage points (treatment minus "
               f"clean), with a {options.confidence:.0%} Newcombe (1998) hybrid score interval. p McNemar: exact "
               "two-sided binomial test on the discordant pairs; p permutation: paired sign-flip test; p Holm: "
               f"Holm-adjusted McNemar p across the models of each contrast; significant: p Holm < {options.alpha:g}.")
-    return replace(table, name=name, title=title, notes=(method, *notes))
+    return paired_contrasts_table(rows, options.stats, notes, name=name, title=title, method=method)
 
 
 # ---------------------------------------------------------------- syntax
@@ -275,7 +274,7 @@ def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], optio
                 higher, lower = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
                 rows.append((model, source, condition, len(group), mean, unchanged, len(diffs),
                              math.fsum(diffs) / len(diffs) if diffs else NAN, higher, lower,
-                             mcnemar_exact(higher, lower) if diffs else None))
+                             mcnemar_exact(higher, lower).pvalue if diffs else None))
     baseline = []
     for source in with_reference:
         items = [c for c in clusters.values() if c.source == source and c.reference]
