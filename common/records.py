@@ -31,6 +31,7 @@ GENRES = ("code", "prose")
 STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered but unusable, no answer
 
 _STR, _OPT_STR = (str,), (str, type(None))
+_NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
 _SHOWN = 60  # characters of an offending value quoted in a message
 
 
@@ -64,7 +65,11 @@ def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
 
 def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = False) -> dict[str, str | None]:
     kinds, expected = (_OPT_STR, "a string or null") if optional else (_STR, "a string")
-    return {name: _get(row, name, kinds, where, expected) for name in names}
+    found = {name: _get(row, name, kinds, where, expected) for name in names}
+    for name in _NAMES.intersection(found):
+        if found[name] == "":
+            raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
+    return found
 
 
 def _check_id(row_id: str, cluster: str, condition: str, where: str) -> None:

@@ -82,10 +82,6 @@ def label_files(paths) -> list[Path]:
     return jsonl.files_named(paths, "label")
 
 
-# Fields the tables index or head columns by: an empty one would make a nameless model or cluster.
-_NAMES = ("model", "cluster", "condition", "source")
-
-
 def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
     """Index labels given as (where, label) pairs, `where` being "file:line" for messages.
 
@@ -102,9 +98,6 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
     entailment_by_source: dict[tuple[str, str], int] = {}
     models, conditions = set(), set()
     for where, label in located_labels:
-        for name in _NAMES:
-            if not getattr(label, name):
-                raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
         model, cluster, condition, source, genre = (label.model, label.cluster, label.condition, label.source,
                                                     label.genre)
         key = (model, cluster, condition)

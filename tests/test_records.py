@@ -89,6 +89,7 @@ def _label(**changes) -> dict:
     ({"id": "austen-002/blank"}, "x.jsonl:7: id 'austen-002/blank' does not match cluster/condition"),
     ({"tiers_run": ["witness", 3]}, "x.jsonl:7: field 'tiers_run' must list tier names as strings"),
     ({"usable": 1}, "x.jsonl:7: field 'usable' is 1, expected true or false"),
+    ({"model": ""}, "x.jsonl:7: field 'model' is '', expected a non-empty string"),
 ])
 def test_a_malformed_label_is_one_line_naming_where_the_field_and_what_was_expected(changes, message):
     with pytest.raises(UserError) as caught:
