@@ -30,7 +30,7 @@ def api_key(monkeypatch):
     monkeypatch.setenv("SEAM_TEST_KEY", KEY)
 
 
-def final_rows(path):
+def final_traces(path):
     return read_final(path).final
 
 
@@ -50,7 +50,7 @@ def test_round_trip_records_what_was_sent_and_what_came_back(tmp_path, provider)
                               params=params)
         summary, _ = go(config, rows, out)
     assert summary.counts == {"ok": 4} and summary.asked == 4 and summary.stopped is None
-    final = final_rows(out)
+    final = final_traces(out)
     assert sorted(final) == sorted(row.id for row in rows)
     url, headers, body = providers.get(provider).build_request(config, rows[0].message)
     for row in rows:
@@ -123,7 +123,7 @@ def test_faults_are_retried_within_bounds_and_every_attempt_is_recorded(tmp_path
     with serve({message: script for message, (script, _, _) in FAULTS.items()}, slow_s=1.5) as server:
         config = write_config(tmp_path / "m.toml", server, provider, timeout_s=0.4, concurrency=4)
         summary, _ = go(config, rows, out)
-    final = {trace.id: trace for trace in final_rows(out).values()}
+    final = {trace.id: trace for trace in final_traces(out).values()}
     assert summary.stopped is None and summary.asked == len(FAULTS)
     for row in rows:
         script, status, reason = FAULTS[row.message]
@@ -189,7 +189,7 @@ def test_the_outcome_carries_the_request_as_sent_and_each_body_is_built_once(tmp
         go(config, rows, tmp_path / "t.jsonl")
     # one body per request (the retry resends it), and one for the config's fingerprint
     assert sorted(built) == sorted(["", *(row.message for row in rows)])
-    for trace in final_rows(tmp_path / "t.jsonl").values():
+    for trace in final_traces(tmp_path / "t.jsonl").values():
         assert trace.request["url"] == outcome.url and trace.request["parameters"]["max_tokens"] == 256
 
 
@@ -208,7 +208,7 @@ def test_auth_and_not_found_stop_the_run(tmp_path, status, hint):
         summary, _ = go(config, rows, out)
     assert summary.asked == 1 and len(server.received) == 1  # the other five were never sent
     assert summary.stopped and hint in summary.stopped
-    (trace,) = final_rows(out).values()
+    (trace,) = final_traces(out).values()
     assert trace.status == "failed" and f"HTTP {status}" in trace.reason and hint in trace.reason
 
 
@@ -226,7 +226,7 @@ def test_local_server_without_key_usage_or_model_name(tmp_path):
         config = write_config(tmp_path / "m.toml", server, "openai", concurrency=1)
         go(config, rows, tmp_path / "t.jsonl")
     assert all("Authorization" not in r["headers"] for r in server.received)
-    for trace in final_rows(tmp_path / "t.jsonl").values():
+    for trace in final_traces(tmp_path / "t.jsonl").values():
         assert trace.status == "ok"
         assert trace.usage is None and trace.served_model == "/models/local-model-q4.gguf"
 
@@ -261,14 +261,14 @@ def test_retry_flags_ask_again_and_keep_the_history(tmp_path, behaviour, status,
     with serve({rows[0].message: [behaviour]}) as server:
         config = write_config(tmp_path / "m.toml", server, "openai")
         go(config, rows, out)
-        assert final_rows(out)[rows[0].id].status == status
+        assert final_traces(out)[rows[0].id].status == status
         summary, _ = go(config, rows, out)  # without the flag: nothing to do
         assert summary.asked == 0
         summary, _ = go(config, rows, out, **{flag: True})
     assert summary.asked == 1 and len(server.received) == 3
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["id"] for line in lines].count(rows[0].id) == 2
-    final = final_rows(out)[rows[0].id]
+    final = final_traces(out)[rows[0].id]
     assert final.status == "ok" and final.output == edited(rows[0].message)
     (previous,) = final.previous
     assert previous["status"] == status and previous["attempts"] and "previous" not in previous
@@ -327,7 +327,7 @@ def test_the_rate_cap_paces_every_attempt(tmp_path, monkeypatch):
         go(config, rows, tmp_path / "t.jsonl")
     (pacer,) = made
     assert pacer.interval == pytest.approx(0.01) and pacer.waits == 4  # three requests, one retry
-    assert final_rows(tmp_path / "t.jsonl")[rows[0].id].request["requests_per_minute"] == 6000
+    assert final_traces(tmp_path / "t.jsonl")[rows[0].id].request["requests_per_minute"] == 6000
 
 
 def test_a_server_that_stays_down_stops_the_run_after_three_give_ups(tmp_path):
