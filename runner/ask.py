@@ -2,17 +2,17 @@
 
 The result is an `Outcome`: the request as it was sent (url and body, built once
 here, so that the trace records exactly what went over the wire) and the full
-history of `Attempt`s that goes into the trace row. Secrets: the key enters only the headers handed to
-`transport.post`; every error text recorded passes through `apikey.redact`.
+history of `Attempt`s that goes into the trace row. Secrets: the key enters
+only the headers handed to `transport.post`; every error text recorded passes
+through `apikey.redact`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from common import jsonl
 from common.records import Attempt
@@ -85,7 +85,7 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_k
             break
         retry_after_s = parse_retry_after(exchange.retry_after, time.time())
         wait = retry_wait_s(policy, number + 1, retry_after_s, request_id)
-        attempts[-1] = dataclasses.replace(attempts[-1], retry_wait_s=wait)
+        attempts[-1] = replace(attempts[-1], retry_wait_s=wait)
         if not sleep(wait):
             return None
     return outcome("failed", f"gave up after {len(attempts)} attempts; last: {attempts[-1].error}", exhausted=True)

@@ -1,9 +1,9 @@
-"""Run request rows against one model: resume, ask with bounded concurrency, append a trace row each.
+"""Run requests against one model: resume, ask with bounded concurrency, append a trace row each.
 
 Order of business, each step before any request is sent:
 1. read the API key (a missing variable stops here);
-2. lock the trace (a second run on it is refused), then scan it: refuse a
-   torn tail unless asked to move it aside; refuse a
+2. lock the trace (a second run on it is refused), then read it
+   (`common.traces.scan`): refuse a torn tail unless asked to move it aside; refuse a
    trace made for another model name, other request parameters, or another
    rendering of the same id (benchmark or message checksum);
 3. skip ids whose final row is final for this run (ok always; unusable and
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import jsonl
-from common import traces as trace_files
 from common.errors import UserError
 from common.records import Request, TraceRow
+from common.traces import TraceFile, scan, torn_message
 from runner import RUNNER_VERSION, providers, traces
 from runner.apikey import read_api_key, redact
 from runner.ask import Outcome, ask
@@ -112,7 +112,7 @@ def earlier(row: TraceRow) -> tuple[dict, ...]:
     return (*row.previous, itself)
 
 
-def plan(config: ModelConfig, requests: list[Request], trace: trace_files.TraceFile, *, retry_unusable: bool,
+def plan(config: ModelConfig, requests: list[Request], trace: TraceFile, *, retry_unusable: bool,
          retry_failed: bool) -> tuple[list[Request], int]:
     """The requests to ask now, and how many are skipped; refuses a trace this run must not extend."""
     provider = providers.get(config.provider)
@@ -147,16 +147,16 @@ def plan(config: ModelConfig, requests: list[Request], trace: trace_files.TraceF
     return todo, skipped
 
 
-def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[trace_files.TraceFile, str | None]:
-    trace = trace_files.scan(out)
+def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[TraceFile, str | None]:
+    trace = scan(out)
     if trace.torn is None:
         return trace, None
     if not move_torn:
-        raise UserError(trace_files.torn_message(out, trace.torn))
+        raise UserError(torn_message(out, trace.torn))
     aside = traces.move_torn(out, trace.torn)
     log.write(f"run: moved the torn last line of {out} (line {trace.torn.line}, {trace.torn.size} bytes) "
               f"to {aside}\n")
-    return trace_files.scan(out), str(aside)
+    return scan(out), str(aside)
 
 
 def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_unusable: bool = False,
@@ -184,7 +184,7 @@ def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_
     return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), stopped, moved)
 
 
-def ask_all(config: ModelConfig, todo: list[Request], trace: trace_files.TraceFile, writer: traces.TraceWriter, *,
+def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: traces.TraceWriter, *,
             api_key: str | None, policy: RetryPolicy, log) -> tuple[Counter, str | None]:
     """Ask `todo` on worker threads, appending a row each; the counts per status, and why it stopped early."""
     import requests
@@ -271,9 +271,9 @@ def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None
     check_unique_ids(requests)
     todo = requests
     if out is not None:
-        trace = trace_files.scan(out)
+        trace = scan(out)
         if trace.torn:
-            raise UserError(trace_files.torn_message(Path(out), trace.torn))
+            raise UserError(torn_message(Path(out), trace.torn))
         todo, _ = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
     provider = providers.get(config.provider)
     for request in todo:
