@@ -133,3 +133,12 @@ def test_cli_reports_user_mistakes_without_a_traceback():
     done = run_seam("prompts", "--source", "nowhere")
     assert done.returncode == 2
     assert "no clusters from source(s) nowhere" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_load_splits_lines_at_newlines_only(data_copy):
+    path = data_copy / "permissive.jsonl"
+    rewrite_row(path, 0, lambda r: r.update(artifact=r["artifact"] + " \u2028end"))  # written raw, not escaped
+    assert "\u2028".encode() in path.read_bytes()
+    benchmark = dataset.load(data_copy)
+    assert len(benchmark.clusters) == 300 and benchmark.clusters[0].artifact.endswith(" \u2028end")
+    assert benchmark.sha256 == dataset.checksum(dataset.partition_files(data_copy))
