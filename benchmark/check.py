@@ -6,6 +6,7 @@ all and reports every broken one (file and line), not just the first.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections import Counter
@@ -14,12 +15,12 @@ from pathlib import Path
 
 from benchmark.collisions import cluster_texts, collisions
 from benchmark.comments import casual_pool, native_pools
-from benchmark.dataset import DATA_DIR, PARTITIONS, benchmark_sha256
-from benchmark.render import BEGIN_MARKER, CONDITIONS, END_MARKER, MITIGATION, render
+from benchmark.dataset import DATA_DIR, PARTITIONS, checksum, parse_lines, partition_files
+from benchmark.render import BEGIN_MARKER, END_MARKER, MITIGATION, render
 from benchmark.select import PER_SOURCE
 from benchmark.sources import SOURCES
-from common import jsonl
 from common.errors import UserError
+from common.records import CONDITIONS, Cluster, Comment
 
 LICENSE_PARTITION = {
     "MIT": "permissive", "PSF-2.0": "permissive", "CC-BY-4.0": "permissive",
@@ -27,12 +28,8 @@ LICENSE_PARTITION = {
     "CC-BY-SA-3.0": "sharealike", "CC-BY-SA-4.0": "sharealike",
     "CC-BY-NC-SA-3.0": "noncommercial",
 }
-FIELDS = {
-    "cluster": str, "source": str, "genre": str, "register": str, "item_id": str, "license": str,
-    "partition": str, "provenance": dict, "extra_provenance": list, "instruction": str, "artifact": str,
-    "reference": (str, type(None)), "transformations": list, "tests": (dict, type(None)),
-    "comment": dict, "native": dict,
-}
+CLUSTER_FIELDS = frozenset(f.name for f in dataclasses.fields(Cluster))
+COMMENT_FIELDS = frozenset(f.name for f in dataclasses.fields(Comment))
 # The paste-marking rule the original benchmark evaluated: a client that marks a paste
 # when it is longer than this many characters or has at least this many line breaks.
 MARK_CHARS, MARK_BREAKS = 800, 2
@@ -45,83 +42,91 @@ class CheckResult:
 
 
 def check(data_dir: Path = DATA_DIR) -> CheckResult:
+    """Every rule over the committed files; a line that is not JSON at all stops it (`UserError`)."""
     result = CheckResult()
-    rows = []
-    for partition in PARTITIONS:
-        path = Path(data_dir) / f"{partition}.jsonl"
-        for number, row in jsonl.read(path):
-            where = f"{path}:{number}"
-            if _check_fields(row, where, result):
-                _check_row(row, partition, where, result)
-                rows.append(row)
-    _check_manifest(Path(data_dir), result)
-    _check_totals(rows, result)
-    _check_comment_balance(rows, result)
-    _summarise(rows, data_dir, result)
+    files = partition_files(data_dir)
+    sha256 = checksum(files)  # of the very bytes checked below
+    clusters = []
+    for partition, (path, data) in zip(PARTITIONS, files, strict=True):
+        for where, row in parse_lines(path, data):
+            cluster = _read(row, where, result)
+            if cluster is not None:
+                _check_row(cluster, partition, where, result)
+                clusters.append(cluster)
+    _check_manifest(Path(data_dir), sha256, result)
+    _check_totals(clusters, result)
+    _check_comment_balance(clusters, result)
+    _summarise(clusters, sha256, result)
     return result
 
 
-def _check_fields(row: dict, where: str, result: CheckResult) -> bool:
-    missing = sorted(set(FIELDS) - set(row))
-    wrong = sorted(k for k, t in FIELDS.items() if k in row and not isinstance(row[k], t))
-    if missing or wrong:
-        result.problems.append(f"{where}: missing field(s) {missing}, wrong type(s) {wrong}")
-        return False
-    return True
+def _read(row: dict, where: str, result: CheckResult) -> Cluster | None:
+    """The row as a `Cluster`, or None with its first field problem recorded (the other rows still get checked)."""
+    try:
+        cluster = Cluster.from_row(row, where)
+    except UserError as exc:
+        result.problems.append(str(exc))
+        return None
+    # Fields the format does not have would be lost by every reader: `to_row(from_row(row))` must be the row.
+    extra = sorted(set(row) - CLUSTER_FIELDS) + [f"{key}.{name}" for key in ("comment", "native")
+                                                  for name in sorted(set(row[key]) - COMMENT_FIELDS)]
+    if extra:
+        result.problems.append(f"{where}: field(s) {', '.join(extra)} are not in the cluster format "
+                               "(docs/FORMATS.md)")
+    return cluster
 
 
-def _check_row(row: dict, partition: str, where: str, result: CheckResult) -> None:
+def _check_row(row: Cluster, partition: str, where: str, result: CheckResult) -> None:
     problems = result.problems
-    cluster = row["cluster"]
-    if row["partition"] != partition:
-        problems.append(f"{where}: {cluster} says partition {row['partition']!r} but is in {partition}.jsonl")
-    if LICENSE_PARTITION.get(row["license"]) != partition:
-        problems.append(f"{where}: {cluster} licence {row['license']!r} does not belong in {partition}")
-    if SOURCES.get(row["source"]) != row["genre"]:
-        problems.append(f"{where}: {cluster} source {row['source']!r} with genre {row['genre']!r}")
-    if not row["cluster"].startswith(row["source"] + "-"):
+    cluster = row.cluster
+    if row.partition != partition:
+        problems.append(f"{where}: {cluster} says partition {row.partition!r} but is in {partition}.jsonl")
+    if LICENSE_PARTITION.get(row.license) != partition:
+        problems.append(f"{where}: {cluster} licence {row.license!r} does not belong in {partition}")
+    if SOURCES.get(row.source) != row.genre:
+        problems.append(f"{where}: {cluster} source {row.source!r} with genre {row.genre!r}")
+    if not row.cluster.startswith(row.source + "-"):
         problems.append(f"{where}: cluster id {cluster!r} does not start with its source")
-    prov = row["provenance"]
-    if set(prov) != {"registry", "package", "version", "path", "sha256"} or len(prov.get("sha256", "")) != 64:
+    prov = row.provenance
+    if (set(prov) != {"registry", "package", "version", "path", "sha256"}
+            or not isinstance(prov.get("sha256"), str) or len(prov["sha256"]) != 64):
         problems.append(f"{where}: {cluster} provenance needs registry, package, version, path and a sha256")
-    if not row["instruction"].strip() or not row["artifact"].strip():
+    if not row.instruction.strip() or not row.artifact.strip():
         problems.append(f"{where}: {cluster} has an empty instruction or artifact")
-    if row["artifact"] != row["artifact"].rstrip():
+    if row.artifact != row.artifact.rstrip():
         problems.append(f"{where}: {cluster} artifact ends in white space")
-    texts = cluster_texts(row["instruction"], row["artifact"], row["reference"])
-    for key in ("comment", "native"):
-        comment = row[key]
-        if set(comment) != {"id", "text", "witness", "proposition"} or "\n" in comment.get("text", "\n"):
-            problems.append(f"{where}: {cluster} {key} needs id, text (one line), witness, proposition")
+    texts = cluster_texts(row.instruction, row.artifact, row.reference)
+    for key, comment in (("comment", row.comment), ("native", row.native)):
+        if "\n" in comment.text:
+            problems.append(f"{where}: {cluster} {key} text must be one line")
             continue
-        for reason in collisions(comment["text"], comment["witness"], texts):
-            problems.append(f"{where}: {cluster} {key} {comment['id']} collides: {reason}")
+        for reason in collisions(comment.text, comment.witness, texts):
+            problems.append(f"{where}: {cluster} {key} {comment.id} collides: {reason}")
     _check_layouts(row, where, problems)
 
 
-def _check_layouts(row: dict, where: str, problems: list[str]) -> None:
-    cluster, artifact = row["cluster"], row["artifact"]
-    messages = {c: render(row["instruction"], artifact, row["comment"]["text"], row["native"]["text"], c)
-                for c in CONDITIONS}
-    through_artifact = len(row["instruction"]) + 2 + len(artifact)
+def _check_layouts(row: Cluster, where: str, problems: list[str]) -> None:
+    cluster, artifact = row.cluster, row.artifact
+    messages = {c: render(row.instruction, artifact, row.comment.text, row.native.text, c) for c in CONDITIONS}
+    through_artifact = len(row.instruction) + 2 + len(artifact)
     prefix = messages["clean"][:through_artifact]
     if not messages["clean"].endswith(artifact) or len(messages["clean"]) != through_artifact:
         problems.append(f"{where}: {cluster} clean message does not end with the artifact")
     for condition in ("newline", "blank", "native"):
         if messages[condition][:through_artifact] != prefix:
             problems.append(f"{where}: {cluster} {condition} differs from clean before the artifact ends")
-    if messages["native"][through_artifact:] != "\n" + row["native"]["text"]:
+    if messages["native"][through_artifact:] != "\n" + row.native.text:
         problems.append(f"{where}: {cluster} native layout is not the newline layout")
     for condition in ("boundary", "mitigation"):
         message = messages[condition]
-        fenced = f"{BEGIN_MARKER}\n{artifact}\n{END_MARKER}\n{row['comment']['text']}"
+        fenced = f"{BEGIN_MARKER}\n{artifact}\n{END_MARKER}\n{row.comment.text}"
         if not message.endswith(fenced) or message.count(END_MARKER) != 1 + artifact.count(END_MARKER):
             problems.append(f"{where}: {cluster} {condition} does not fence the artifact with the markers")
     if MITIGATION not in messages["mitigation"].split(BEGIN_MARKER)[0]:
         problems.append(f"{where}: {cluster} mitigation instruction is not before the begin marker")
 
 
-def _check_manifest(data_dir: Path, result: CheckResult) -> None:
+def _check_manifest(data_dir: Path, sha256: str, result: CheckResult) -> None:
     path = data_dir / "MANIFEST.json"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -135,51 +140,50 @@ def _check_manifest(data_dir: Path, result: CheckResult) -> None:
         actual = hashlib.sha256(file.read_bytes()).hexdigest() if file.exists() else "missing"
         if actual != expected:
             result.problems.append(f"{file}: SHA-256 {actual} but MANIFEST.json records {expected}")
-    if manifest.get("benchmark_sha256") != benchmark_sha256(data_dir):
+    if manifest.get("benchmark_sha256") != sha256:
         result.problems.append(f"{path}: benchmark_sha256 does not match the partition files")
 
 
-def _check_totals(rows: list[dict], result: CheckResult) -> None:
-    per_source = Counter(r["source"] for r in rows)
+def _check_totals(rows: list[Cluster], result: CheckResult) -> None:
+    per_source = Counter(r.source for r in rows)
     for source in SOURCES:
         if per_source[source] != PER_SOURCE:
             result.problems.append(f"source {source}: {per_source[source]} clusters, expected {PER_SOURCE}")
-    for name, key in (("cluster id", lambda r: r["cluster"]), ("source item", lambda r: (r["source"], r["item_id"]))):
+    for name, key in (("cluster id", lambda r: r.cluster), ("source item", lambda r: (r.source, r.item_id))):
         repeated = [k for k, n in Counter(map(key, rows)).items() if n > 1]
         if repeated:
             result.problems.append(f"repeated {name}(s): {repeated[:5]}")
 
 
-def _check_comment_balance(rows: list[dict], result: CheckResult) -> None:
+def _check_comment_balance(rows: list[Cluster], result: CheckResult) -> None:
     pool = {c.id: c for c in casual_pool()}
     native = {c.id: c for cs in native_pools().values() for c in cs}
     for row in rows:
-        for key, known in (("comment", pool), ("native", native)):
-            comment = row[key]
-            expected = known.get(comment.get("id"))
-            if expected is None or expected.as_row() != comment:
-                result.problems.append(f"{row['cluster']}: {key} {comment.get('id')!r} is not the pool's comment")
-            elif key == "native" and expected.register != row["register"]:
-                result.problems.append(f"{row['cluster']}: native comment from register {expected.register}")
-    uses = Counter(r["comment"]["id"] for r in rows)
+        for key, comment, known in (("comment", row.comment, pool), ("native", row.native, native)):
+            expected = known.get(comment.id)
+            if expected is None or expected.as_row() != comment.to_row():
+                result.problems.append(f"{row.cluster}: {key} {comment.id!r} is not the pool's comment")
+            elif key == "native" and expected.register != row.register:
+                result.problems.append(f"{row.cluster}: native comment from register {expected.register}")
+    uses = Counter(r.comment.id for r in rows)
     counts = [uses[c] for c in pool]
     if rows and max(counts) - min(counts) > 2:
         result.problems.append(f"casual comments unbalanced: used {min(counts)} to {max(counts)} times")
 
 
-def _summarise(rows: list[dict], data_dir: Path, result: CheckResult) -> None:
+def _summarise(rows: list[Cluster], sha256: str, result: CheckResult) -> None:
     add = result.summary.append
-    add(f"clusters: {len(rows)} from {len({r['source'] for r in rows})} sources; "
+    add(f"clusters: {len(rows)} from {len({r.source for r in rows})} sources; "
         f"requests: {len(rows) * len(CONDITIONS)} ({len(CONDITIONS)} conditions)")
     for source in SOURCES:
-        mine = [r for r in rows if r["source"] == source]
-        licences = ", ".join(f"{lic} {n}" for lic, n in sorted(Counter(r["license"] for r in mine).items()))
+        mine = [r for r in rows if r.source == source]
+        licences = ", ".join(f"{lic} {n}" for lic, n in sorted(Counter(r.license for r in mine).items()))
         add(f"  {source:<10} {len(mine):>3}  {licences}")
-    add("partitions: " + ", ".join(f"{p} {sum(r['partition'] == p for r in rows)}" for p in PARTITIONS))
-    uses = Counter(r["comment"]["id"] for r in rows)
+    add("partitions: " + ", ".join(f"{p} {sum(r.partition == p for r in rows)}" for p in PARTITIONS))
+    uses = Counter(r.comment.id for r in rows)
     if uses:
         add(f"casual comments: {len(uses)} used, {min(uses.values())} to {max(uses.values())} clusters each")
-    unmarked = sum(len(r["artifact"]) <= MARK_CHARS and r["artifact"].count("\n") < MARK_BREAKS for r in rows)
+    unmarked = sum(len(r.artifact) <= MARK_CHARS and r.artifact.count("\n") < MARK_BREAKS for r in rows)
     add(f"paste-marking rule (> {MARK_CHARS} characters or >= {MARK_BREAKS} line breaks) leaves "
         f"{unmarked} of {len(rows)} artifacts unmarked (the original benchmark: 100 of 300)")
-    add(f"benchmark SHA-256: {benchmark_sha256(data_dir)}")
+    add(f"benchmark SHA-256: {sha256}")

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from benchmark.render import CONDITIONS
+from common.records import CONDITIONS
 
 BUILD_EXAMPLE = """example:
   pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh
@@ -75,21 +75,12 @@ def run_check(args) -> int:
 
 
 def run_prompts(args) -> int:
-    from benchmark.dataset import load_clusters, request_rows
-    from common.errors import UserError
+    from benchmark.dataset import requests
     from common.jsonl import dumps
 
-    if args.cluster:  # a typo in a cluster id must not pass for an empty selection
-        source_of = {c["cluster"]: c["source"] for c in load_clusters()}
-        missing = sorted(c for c in set(args.cluster)
-                         if c not in source_of or (args.source and source_of[c] not in args.source))
-        if missing:
-            among = f" among source(s) {', '.join(args.source)}" if args.source else ""
-            raise UserError(f"no cluster {', '.join(missing)}{among}; cluster ids look like humaneval-007 "
-                            "(see 'seam.py prompts --source humaneval --condition clean')")
-    rows = request_rows(sources=args.source, conditions=args.condition, clusters=args.cluster)
+    chosen = requests(sources=args.source, conditions=args.condition, cluster_ids=args.cluster)
     out = sys.stdout
-    for row in rows:
-        out.write(dumps(row))
+    for request in chosen:
+        out.write(dumps(request.to_row()))
     out.flush()
     return 0

@@ -1,24 +1,25 @@
 """Read the committed benchmark: its clusters, its checksum, and the rendered requests.
 
 Everything downstream (runner, scorer, validity checks) reaches the benchmark
-through `load` (or `request_rows`), so a change of layout touches one file.
+through `load` (or `requests`), so a change of layout touches one file.
 `load` reads each partition file once and computes the checksum from the very
 bytes it parsed, so the checksum always names the clusters it came with.
+`seam.py check` reads the same bytes through `partition_files` and
+`parse_lines`, so that it can report every bad row instead of stopping at one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from benchmark.render import CONDITIONS
-from benchmark.render import request_rows as render_rows
-from common import jsonl
+from benchmark.render import cluster_requests
 from common.errors import UserError
-from common.records import Cluster, shown
+from common.records import CONDITIONS, Cluster, Request, shown
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = ROOT / "data" / "benchmark"
@@ -45,69 +46,101 @@ class Benchmark:
 
 def load(data_dir: Path = DATA_DIR) -> Benchmark:
     """Read the benchmark once: every cluster, checked, and the SHA-256 of the bytes read."""
-    digest = hashlib.sha256()
-    clusters = []
-    for path in partition_paths(data_dir):
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise UserError(f"{path}: benchmark file missing; regenerate it with 'python seam.py build'") from None
-        digest.update(data)
-        for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{where}: expected one JSON object per line ({exc})") from None
-            if not isinstance(row, dict):
-                raise UserError(f"{where}: expected a JSON object, found {type(row).__name__}")
-            clusters.append(Cluster.from_row(row, where))
-    return Benchmark(tuple(clusters), digest.hexdigest())
+    files = partition_files(data_dir)
+    clusters = [Cluster.from_row(row, where) for path, data in files for where, row in parse_lines(path, data)]
+    return Benchmark(tuple(clusters), checksum(files))
 
 
 def partition_paths(data_dir: Path = DATA_DIR) -> list[Path]:
     return [Path(data_dir) / f"{name}.jsonl" for name in PARTITIONS]
 
 
-def benchmark_sha256(data_dir: Path = DATA_DIR) -> str:
-    """SHA-256 of the partition files concatenated in the fixed order."""
-    digest = hashlib.sha256()
+def partition_files(data_dir: Path = DATA_DIR) -> list[tuple[Path, bytes]]:
+    """Each partition file's path and bytes, in the fixed order; a missing one says how to rebuild it."""
+    files = []
     for path in partition_paths(data_dir):
         try:
-            digest.update(path.read_bytes())
+            files.append((path, path.read_bytes()))
         except FileNotFoundError:
             raise UserError(f"{path}: benchmark file missing; regenerate it with 'python seam.py build'") from None
+    return files
+
+
+def checksum(files: list[tuple[Path, bytes]]) -> str:
+    """The benchmark checksum: SHA-256 of the partition files' bytes concatenated in the fixed order."""
+    digest = hashlib.sha256()
+    for _, data in files:
+        digest.update(data)
     return digest.hexdigest()
 
 
-def load_clusters(data_dir: Path = DATA_DIR) -> list[dict]:
-    """All cluster rows, in file order (permissive, sharealike, noncommercial)."""
-    clusters = []
-    for path in partition_paths(data_dir):
-        clusters.extend(row for _, row in jsonl.read(path))
-    return clusters
+def parse_lines(path: Path, data: bytes) -> Iterator[tuple[str, dict]]:
+    """("file:line", object) for each line of a partition file; a line that is not a JSON object is a UserError.
+
+    Lines end at "\\n" only (as `common.jsonl` writes them), never at the other
+    characters `str.splitlines` would split on (U+2028 may sit inside a string).
+    """
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise UserError(f"{where}: expected one JSON object per line ({exc})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: expected a JSON object, found {type(row).__name__}")
+        yield where, row
 
 
-def request_rows(data_dir: Path = DATA_DIR, *, sources=None, conditions=None, clusters=None,
-                 limit: int | None = None) -> list[dict]:
-    """Rendered request rows, cluster by cluster, filtered by source, condition and cluster id.
+def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=None, cluster_ids=None,
+             limit: int | None = None) -> list[Request]:
+    """The rendered requests, cluster by cluster, filtered by source, condition and cluster id.
 
-    `limit` keeps the first N clusters (after the source and cluster filters).
+    `benchmark` defaults to `load()`. `limit` keeps the first N clusters (after
+    the source and cluster filters). A source or cluster id that selects nothing
+    is a `UserError`, so that a typo never passes for an empty selection.
     """
     conditions = tuple(conditions or CONDITIONS)
     unknown = sorted(set(conditions) - set(CONDITIONS))
     if unknown:
         raise UserError(f"unknown condition(s) {', '.join(unknown)}; expected some of {', '.join(CONDITIONS)}")
-    chosen = [c for c in load_clusters(data_dir)
-              if (not sources or c["source"] in sources) and (not clusters or c["cluster"] in clusters)]
+    benchmark = load() if benchmark is None else benchmark
+    if cluster_ids:
+        by_name = benchmark.by_name
+        missing = sorted(name for name in set(cluster_ids)
+                         if name not in by_name or (sources and by_name[name].source not in sources))
+        if missing:
+            among = f" among source(s) {', '.join(sources)}" if sources else ""
+            raise UserError(f"no cluster {', '.join(missing)}{among}; cluster ids look like humaneval-007 "
+                            "(see 'seam.py prompts --source humaneval --condition clean')")
+    chosen = [cluster for cluster in benchmark.clusters
+              if (not sources or cluster.source in sources) and (not cluster_ids or cluster.cluster in cluster_ids)]
     if sources:
-        missing = sorted(set(sources) - {c["source"] for c in chosen})
+        missing = sorted(set(sources) - {cluster.source for cluster in chosen})
         if missing:
             raise UserError(f"no clusters from source(s) {', '.join(missing)}")
     if limit is not None:
         chosen = chosen[:limit]
-    checksum = benchmark_sha256(data_dir)
-    rows = []
-    for cluster in chosen:
-        rows.extend(render_rows(cluster, checksum, conditions))
-    return rows
+    return [request for cluster in chosen for request in cluster_requests(cluster, benchmark.sha256, conditions)]
+
+
+# --- compatibility: the dict-returning readers that scorer/ and validity/ still call ----------------
+# Each is one call of `load`; remove them once those stages use `load` and `requests` (issue 12).
+
+def benchmark_sha256(data_dir: Path = DATA_DIR) -> str:
+    """SHA-256 of the partition files concatenated in the fixed order (use `load().sha256`)."""
+    return checksum(partition_files(data_dir))
+
+
+def load_clusters(data_dir: Path = DATA_DIR) -> list[dict]:
+    """All cluster rows as dicts, in file order (use `load().clusters`)."""
+    return [cluster.to_row() for cluster in load(data_dir).clusters]
+
+
+def request_rows(data_dir: Path = DATA_DIR, *, sources=None, conditions=None, clusters=None,
+                 limit: int | None = None) -> list[dict]:
+    """Rendered request rows as dicts (use `requests`)."""
+    return [request.to_row() for request in requests(load(data_dir), sources=sources, conditions=conditions,
+                                                      cluster_ids=clusters, limit=limit)]

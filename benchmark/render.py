@@ -1,4 +1,4 @@
-"""Render one cluster under the six conditions as the exact user message.
+"""Render one cluster under the six conditions as the exact user message, and as `Request` records.
 
 The layouts, with I the instruction, A the artifact, C the casual comment and
 N the genre-native comment:
@@ -16,7 +16,13 @@ and the only difference between newline and native is the comment itself.
 
 from __future__ import annotations
 
-from common.records import CONDITIONS, TREATMENTS  # noqa: F401  (re-exported until every caller names common.records)
+from common.records import (
+    CONDITIONS,
+    TREATMENTS,  # noqa: F401  (re-exported until every caller names common.records)
+    Cluster,
+    Request,
+    request_id,
+)
 
 BEGIN_MARKER = "-----BEGIN TEXT-----"
 END_MARKER = "-----END TEXT-----"
@@ -44,25 +50,29 @@ def render(instruction: str, artifact: str, comment: str, native: str, condition
         raise ValueError(f"unknown condition {condition!r}; expected one of {', '.join(CONDITIONS)}") from None
 
 
-def request_rows(cluster: dict, benchmark_sha256: str, conditions=CONDITIONS) -> list[dict]:
-    """The request rows of one cluster (format in docs/FORMATS.md)."""
-    rows = []
+def cluster_requests(cluster: Cluster, benchmark_sha256: str, conditions=CONDITIONS) -> list[Request]:
+    """The requests of one cluster, one per condition in `conditions`, in that order.
+
+    `benchmark_sha256` names the benchmark the cluster came from, so that a
+    trace can later be checked against the benchmark it was rendered from.
+    """
+    requests = []
     for condition in conditions:
-        trailing = None if condition == "clean" else cluster["native" if condition == "native" else "comment"]
-        rows.append({
-            "id": f"{cluster['cluster']}/{condition}",
-            "cluster": cluster["cluster"],
-            "source": cluster["source"],
-            "genre": cluster["genre"],
-            "license": cluster["license"],
-            "condition": condition,
-            "message": render(cluster["instruction"], cluster["artifact"], cluster["comment"]["text"],
-                              cluster["native"]["text"], condition),
-            "artifact": cluster["artifact"],
-            "comment": trailing and trailing["text"],
-            "comment_id": trailing and trailing["id"],
-            "witness": trailing and trailing["witness"],
-            "proposition": trailing and trailing["proposition"],
-            "benchmark_sha256": benchmark_sha256,
-        })
-    return rows
+        trailing = cluster.trailing(condition)
+        requests.append(Request(
+            id=request_id(cluster.cluster, condition),
+            cluster=cluster.cluster,
+            source=cluster.source,
+            genre=cluster.genre,
+            license=cluster.license,
+            condition=condition,
+            message=render(cluster.instruction, cluster.artifact, cluster.comment.text, cluster.native.text,
+                           condition),
+            artifact=cluster.artifact,
+            comment=trailing.text if trailing else None,
+            comment_id=trailing.id if trailing else None,
+            witness=trailing.witness if trailing else None,
+            proposition=trailing.proposition if trailing else None,
+            benchmark_sha256=benchmark_sha256,
+        ))
+    return requests

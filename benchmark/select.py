@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from benchmark.collisions import cluster_texts, collisions
-from benchmark.comments import Comment
+from benchmark.comments import PoolComment
 from benchmark.sources import SourceItem
 
 SEED = "seam-v1"
@@ -34,16 +34,16 @@ class SourceReport:
     skipped_ids: list[str] = field(default_factory=list)
 
 
-def _least_used(pool: list[Comment], order: dict[str, int], used: Counter, used_here: Counter,
-                texts: list[str]) -> Comment | None:
+def _least_used(pool: list[PoolComment], order: dict[str, int], used: Counter, used_here: Counter,
+                texts: list[str]) -> PoolComment | None:
     free = [c for c in pool if not collisions(c.text, c.witness, texts)]
     if not free:
         return None
     return min(free, key=lambda c: (used[c.id], used_here[c.id], order[c.id]))
 
 
-def select(candidates_by_source: dict[str, list[SourceItem]], casual: list[Comment],
-           native: dict[str, list[Comment]], per_source: int = PER_SOURCE
+def select(candidates_by_source: dict[str, list[SourceItem]], casual: list[PoolComment],
+           native: dict[str, list[PoolComment]], per_source: int = PER_SOURCE
            ) -> tuple[list[dict], list[SourceReport]]:
     """Cluster rows (format in docs/FORMATS.md) and a report per source, sources in the given order."""
     used: Counter = Counter()
@@ -74,7 +74,7 @@ def select(candidates_by_source: dict[str, list[SourceItem]], casual: list[Comme
     return rows, reports
 
 
-def cluster_row(item: SourceItem, cluster_id: str, comment: Comment, native_comment: Comment) -> dict:
+def cluster_row(item: SourceItem, cluster_id: str, comment: PoolComment, native_comment: PoolComment) -> dict:
     return {
         "cluster": cluster_id,
         "source": item.source,

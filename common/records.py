@@ -192,7 +192,7 @@ class Attempt(_Record):
     latency_s: float | None
     http_status: int | None
     error: str | None
-    retry_after: float | None
+    retry_after: str | None  # the Retry-After header as received (seconds or an HTTP date)
     retry_wait_s: float | None
 
     @classmethod
@@ -204,7 +204,7 @@ class Attempt(_Record):
                       latency_s=_get(row, "latency_s", number, where, "a number or null"),
                       http_status=_get(row, "http_status", (int, type(None)), where, "an integer or null"),
                       error=_get(row, "error", _OPT_STR, where, "a string or null"),
-                      retry_after=_get(row, "retry_after", number, where, "a number or null"),
+                      retry_after=_get(row, "retry_after", _OPT_STR, where, "a string or null"),
                       retry_wait_s=_get(row, "retry_wait_s", number, where, "a number or null"))
         attempt.started(where)
         return attempt

@@ -67,12 +67,20 @@ def serve(port_pipe) -> None:
     asyncio.run(main())
 
 
-def make_rows(count: int) -> list[dict]:
+def make_requests(count: int) -> list:
+    from common.records import CONDITIONS, Request
+
     artifact = "def f(x):\n    return x + 1\n" * 60
-    return [{"id": f"perf-{i // 6:03d}/c{i % 6}", "cluster": f"perf-{i // 6:03d}", "condition": f"c{i % 6}",
-             "source": "perf", "message": f"Fix the bug.\n\n{artifact}\nbtw #{i}",
-             "benchmark_sha256": "0" * 64}
-            for i in range(count)]
+    requests = []
+    for i in range(count):
+        condition, comment = CONDITIONS[i % 6], f"btw #{i}"
+        trailing = condition != "clean"
+        requests.append(Request(
+            id=f"perf-{i // 6:03d}/{condition}", cluster=f"perf-{i // 6:03d}", source="perf", genre="code",
+            license="MIT", condition=condition, message=f"Fix the bug.\n\n{artifact}\n{comment}", artifact=artifact,
+            comment=comment if trailing else None, comment_id="perf" if trailing else None,
+            witness="btw" if trailing else None, proposition="p" if trailing else None, benchmark_sha256="0" * 64))
+    return requests
 
 
 def make_config(url: str, concurrency: int):
@@ -106,7 +114,7 @@ def time_bare(config, rows) -> float:
     provider = providers.get(config.provider)
     prepared = []
     for row in rows:
-        url, headers, body = provider.build_request(config, row["message"])
+        url, headers, body = provider.build_request(config, row.message)
         prepared.append((url, headers, canonical_body(body)))
     lock = threading.Lock()
     position = [0]
@@ -144,7 +152,7 @@ def main() -> int:
     server = multiprocessing.Process(target=serve, args=(send,), daemon=True)
     server.start()
     url = f"http://127.0.0.1:{receive.recv()}/v1"
-    rows = make_rows(args.requests)
+    rows = make_requests(args.requests)
     print(f"instant local server at {url}; {args.requests} requests per measurement, median of "
           f"{args.repeats} repeats (bare and runner interleaved); reply {len(REPLY)} bytes")
     print(f"{'concurrency':>11}  {'bare req/s':>10}  {'runner req/s':>12}  {'runner/bare':>11}  "

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 
 from common.errors import UserError
+from runner.config import ModelConfig
 
 REDACTED = "<redacted>"
 MIN_REDACT_LENGTH = 8  # a shorter "key" (e.g. "x" for a local server) would mangle ordinary text
 
 
-def read_api_key(config) -> str | None:
+def read_api_key(config: ModelConfig) -> str | None:
     """The key named by `api_key_env`, or None when the config names none (local servers).
 
     A named but unset variable is an error before anything is sent, because every

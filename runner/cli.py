@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from common.argtypes import names, positive_int
+
 RUN_EPILOG = """\
 examples:
   # the whole benchmark (1,800 requests) against one model
@@ -34,10 +36,10 @@ def add_commands(subparsers) -> None:
                         help="trace file to append to (required unless --dry-run)")
     parser.add_argument("--requests", metavar="FILE.jsonl",
                         help="request rows to run instead of rendering the committed benchmark")
-    parser.add_argument("--conditions", metavar="C[,C...]", type=_names,
+    parser.add_argument("--conditions", metavar="C[,C...]", type=names,
                         help="only these conditions (clean, newline, blank, boundary, mitigation, native)")
-    parser.add_argument("--sources", metavar="S[,S...]", type=_names, help="only clusters from these sources")
-    parser.add_argument("--clusters", metavar="N", type=_positive_int, help="only the first N clusters")
+    parser.add_argument("--sources", metavar="S[,S...]", type=names, help="only clusters from these sources")
+    parser.add_argument("--clusters", metavar="N", type=positive_int, help="only the first N clusters")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the exact requests (URL, headers without the key, body) and send nothing")
     parser.add_argument("--retry-unusable", action="store_true",
@@ -57,19 +59,19 @@ def run_command(args) -> int:
     from runner.run import dry_run, run
 
     config = load_config(args.config)
-    filters = {"conditions": args.conditions, "sources": args.sources, "clusters": args.clusters}
+    filters = {"conditions": args.conditions, "sources": args.sources, "limit": args.clusters}
     if args.requests:
-        rows = selection.file_requests(args.requests, **filters)
+        requests = selection.file_requests(args.requests, **filters)
     else:
-        rows = selection.benchmark_requests(**filters)
+        requests = selection.benchmark_requests(**filters)
     if args.dry_run:
-        count = dry_run(config, rows, args.out, sys.stdout, retry_unusable=args.retry_unusable,
+        count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
                         retry_failed=args.retry_failed)
         print(f"run: dry run, {count} requests printed, none sent", file=sys.stderr)
         return 0
     if not args.out:
         raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
-    summary = run(config, rows, args.out, retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
+    summary = run(config, requests, args.out, retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
                   move_torn=args.move_torn)
     counts = summary.counts
     print(f"run: wrote {summary.asked} rows to {args.out} (ok {counts.get('ok', 0)}, unusable "
@@ -85,19 +87,3 @@ def run_command(args) -> int:
         return 1
     return 0
 
-
-def _names(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("expected one or more comma-separated names")
-    return names
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value

@@ -1,9 +1,9 @@
-"""Run request rows against one model: resume, ask with bounded concurrency, append a trace row each.
+"""Run requests against one model: resume, ask with bounded concurrency, append a trace row each.
 
 Order of business, each step before any request is sent:
 1. read the API key (a missing variable stops here);
-2. lock the trace (a second run on it is refused), then scan it: refuse a
-   torn tail unless asked to move it aside; refuse a
+2. lock the trace (a second run on it is refused), then read it
+   (`common.traces.scan`): refuse a torn tail unless asked to move it aside; refuse a
    trace made for another model name, other request parameters, or another
    rendering of the same id (benchmark or message checksum);
 3. skip ids whose final row is final for this run (ok always; unusable and
@@ -26,9 +26,12 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.records import Request, TraceRow
+from common.traces import TraceFile, scan, torn_message
 from runner import RUNNER_VERSION, providers, traces
 from runner.apikey import read_api_key, redact
 from runner.ask import Outcome, ask
+from runner.config import ModelConfig
 from runner.pacing import Pacer
 from runner.progress import Progress
 from runner.retry import RetryPolicy
@@ -56,7 +59,7 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def request_record(config, url: str, body: dict) -> dict:
+def request_record(config: ModelConfig, url: str, body: dict) -> dict:
     """What was asked, minus the message: provider, endpoint, model and every parameter sent."""
     return {
         "provider": config.provider,
@@ -73,68 +76,70 @@ def request_record(config, url: str, body: dict) -> dict:
     }
 
 
-def trace_row(config, request: dict, outcome: Outcome, record: dict, previous: list,
-              started_at: str, finished_at: str) -> dict:
+def trace_row(config: ModelConfig, request: Request, outcome: Outcome, previous: tuple[dict, ...],
+              started_at: str, finished_at: str) -> TraceRow:
+    """The row recording one request's outcome; `request` holds the url and body `ask` sent."""
     reply = outcome.reply
-    return {
-        "id": request["id"],
-        "cluster": request["cluster"],
-        "condition": request["condition"],
-        "source": request.get("source"),
-        "model": config.name,
-        "status": outcome.status,
-        "output": reply.output if reply else None,
-        "reason": outcome.reason,
-        "served_model": reply.served_model if reply else None,
-        "finish_reason": reply.finish_reason if reply else None,
-        "usage": reply.usage if reply else None,
-        "response_id": reply.response_id if reply else None,
-        "response": outcome.response,
-        "request": record,
-        "attempts": outcome.attempts,
-        "previous": previous,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "benchmark_sha256": request["benchmark_sha256"],
-        "message_sha256": sha256_text(request["message"]),
-        "runner_version": RUNNER_VERSION,
-    }
+    return TraceRow(
+        id=request.id,
+        cluster=request.cluster,
+        condition=request.condition,
+        source=request.source,
+        model=config.name,
+        status=outcome.status,
+        output=reply.output if reply else None,
+        reason=outcome.reason,
+        served_model=reply.served_model if reply else None,
+        finish_reason=reply.finish_reason if reply else None,
+        usage=reply.usage if reply else None,
+        response_id=reply.response_id if reply else None,
+        response=outcome.response,
+        request=request_record(config, outcome.url, outcome.body),
+        attempts=outcome.attempts,
+        previous=previous,
+        started_at=started_at,
+        finished_at=finished_at,
+        benchmark_sha256=request.benchmark_sha256,
+        message_sha256=sha256_text(request.message),
+        runner_version=RUNNER_VERSION,
+    )
 
 
-def earlier(row: dict) -> list:
+def earlier(row: TraceRow) -> tuple[dict, ...]:
     """The `previous` list for a re-ask of `row`: its own history, then the row itself without it."""
-    return [*row.get("previous", []), {key: value for key, value in row.items() if key != "previous"}]
+    itself = row.to_row()
+    del itself["previous"]
+    return (*row.previous, itself)
 
 
-def plan(config, rows: list[dict], state: traces.TraceState, out: Path, *, retry_unusable: bool,
-         retry_failed: bool) -> tuple[list[dict], int]:
-    """The rows to ask now, and how many are skipped; refuses a trace this run must not extend."""
+def plan(config: ModelConfig, requests: list[Request], trace: TraceFile, *, retry_unusable: bool,
+         retry_failed: bool) -> tuple[list[Request], int]:
+    """The requests to ask now, and how many are skipped; refuses a trace this run must not extend."""
     provider = providers.get(config.provider)
     url, _, body = provider.build_request(config, "")
     mine = request_record(config, url, body)
-    for row_id, row in state.final.items():
-        where = f"{out}:{state.lines[row_id]}"
-        if row.get("model") != config.name:
-            raise UserError(f"{where}: this trace is for model {row.get('model')!r}, the config "
+    for row_id, row in trace.final.items():
+        where = trace.where[row_id]
+        if row.model != config.name:
+            raise UserError(f"{where}: this trace is for model {row.model!r}, the config "
                             f"{config.path} is {config.name!r}; use a different --out")
-        theirs = row.get("request") or {}
         for key in FINGERPRINT:
-            if theirs.get(key) != mine[key]:
+            if row.request.get(key) != mine[key]:
                 raise UserError(f"{where}: this trace was made with request {key} "
-                                f"{json.dumps(theirs.get(key), sort_keys=True)}, the config {config.path} "
+                                f"{json.dumps(row.request.get(key), sort_keys=True)}, the config {config.path} "
                                 f"now gives {json.dumps(mine[key], sort_keys=True)}; use a different --out")
     todo, skipped = [], 0
-    for request in rows:
-        done = state.final.get(request["id"])
+    for request in requests:
+        done = trace.final.get(request.id)
         if done is not None:
-            where = f"{out}:{state.lines[request['id']]}"
-            for key, value in (("benchmark_sha256", request["benchmark_sha256"]),
-                               ("message_sha256", sha256_text(request["message"]))):
-                if done.get(key) != value:
-                    raise UserError(f"{where}: {request['id']} was run with {key} {done.get(key)}, the "
+            where = trace.where[request.id]
+            for key, theirs, value in (("benchmark_sha256", done.benchmark_sha256, request.benchmark_sha256),
+                                       ("message_sha256", done.message_sha256, sha256_text(request.message))):
+                if theirs != value:
+                    raise UserError(f"{where}: {request.id} was run with {key} {theirs}, the "
                                     f"request now has {value}; the benchmark changed, use a new --out")
-            again = ((done["status"] == "unusable" and retry_unusable)
-                     or (done["status"] == "failed" and retry_failed))
+            again = ((done.status == "unusable" and retry_unusable)
+                     or (done.status == "failed" and retry_failed))
             if not again:
                 skipped += 1
                 continue
@@ -142,19 +147,19 @@ def plan(config, rows: list[dict], state: traces.TraceState, out: Path, *, retry
     return todo, skipped
 
 
-def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[traces.TraceState, str | None]:
-    state = traces.scan(out)
-    if state.torn is None:
-        return state, None
+def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[TraceFile, str | None]:
+    trace = scan(out)
+    if trace.torn is None:
+        return trace, None
     if not move_torn:
-        raise UserError(traces.torn_message(out, state.torn))
-    aside = traces.move_torn(out, state.torn)
-    log.write(f"run: moved the torn last line of {out} (line {state.torn.line}, {state.torn.size} bytes) "
+        raise UserError(torn_message(out, trace.torn))
+    aside = traces.move_torn(out, trace.torn)
+    log.write(f"run: moved the torn last line of {out} (line {trace.torn.line}, {trace.torn.size} bytes) "
               f"to {aside}\n")
-    return traces.scan(out), str(aside)
+    return scan(out), str(aside)
 
 
-def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = False,
+def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_unusable: bool = False,
         retry_failed: bool = False, move_torn: bool = False, log=None,
         policy: RetryPolicy | None = None) -> RunSummary:
     """Ask every selected request that has no final row yet and append its trace row to `out`.
@@ -164,23 +169,22 @@ def run(config, rows: list[dict], out: str | Path, *, retry_unusable: bool = Fal
     """
     out = Path(out)
     log = sys.stderr if log is None else log
-    check_unique_ids(rows)
+    check_unique_ids(requests)
     api_key = read_api_key(config)
     # Opened before the trace is read: the writer's lock keeps a second run off this trace.
     with traces.TraceWriter(out) as writer:
-        state, moved = prepare_trace(out, move_torn=move_torn, log=log)
-        todo, skipped = plan(config, rows, state, out, retry_unusable=retry_unusable,
-                             retry_failed=retry_failed)
+        trace, moved = prepare_trace(out, move_torn=move_torn, log=log)
+        todo, skipped = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
         if skipped:
-            log.write(f"run: {skipped} of {len(rows)} requests already have a final row in {out}; skipped\n")
+            log.write(f"run: {skipped} of {len(requests)} requests already have a final row in {out}; skipped\n")
         counts, stopped = Counter(), None
         if todo:
-            counts, stopped = ask_all(config, todo, state, writer, api_key=api_key,
+            counts, stopped = ask_all(config, todo, trace, writer, api_key=api_key,
                                       policy=policy or RetryPolicy(max_retries=config.max_retries), log=log)
-    return RunSummary(len(rows), skipped, sum(counts.values()), dict(counts), stopped, moved)
+    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), stopped, moved)
 
 
-def ask_all(config, todo: list[dict], state: traces.TraceState, writer: traces.TraceWriter, *,
+def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: traces.TraceWriter, *,
             api_key: str | None, policy: RetryPolicy, log) -> tuple[Counter, str | None]:
     """Ask `todo` on worker threads, appending a row each; the counts per status, and why it stopped early."""
     import requests
@@ -214,25 +218,23 @@ def ask_all(config, todo: list[dict], state: traces.TraceState, writer: traces.T
                 except queue.Empty:
                     return
                 started_at = utc_now()
-                outcome = ask(session=session, provider=provider, config=config, message=request["message"],
-                              api_key=api_key, request_id=request["id"], policy=policy, pace=pace,
+                outcome = ask(session=session, provider=provider, config=config, message=request.message,
+                              api_key=api_key, request_id=request.id, policy=policy, pace=pace,
                               sleep=sleep)
                 if outcome is None:  # abandoned: the run is stopping; no row, so it is asked next time
                     return
-                url, _, body = provider.build_request(config, request["message"])
-                previous = earlier(state.final[request["id"]]) if request["id"] in state.final else []
-                row = trace_row(config, request, outcome, request_record(config, url, body), previous,
-                                started_at, utc_now())
-                writer.append(redact(jsonl.dumps(row), api_key))
+                done = trace.final.get(request.id)
+                row = trace_row(config, request, outcome, earlier(done) if done else (), started_at, utc_now())
+                writer.append(redact(jsonl.dumps(row.to_row()), api_key))
                 with lock:
                     counts[outcome.status] += 1
                     give_ups[0] = give_ups[0] + 1 if outcome.exhausted else 0
                     if outcome.fatal and not stopped:
-                        stopped.append(f"{request['id']}: {outcome.reason}")
+                        stopped.append(f"{request.id}: {outcome.reason}")
                         stop.set()
                     elif give_ups[0] >= MAX_CONSECUTIVE_GIVE_UPS and not stopped:
                         stopped.append(f"{give_ups[0]} requests in a row gave up after all their retries, "
-                                       f"the server looks down (last, {request['id']}: {outcome.reason})")
+                                       f"the server looks down (last, {request.id}: {outcome.reason})")
                         stop.set()
         except BaseException as exc:  # a bug: stop everyone and re-raise in the main thread
             with lock:
@@ -260,26 +262,25 @@ def ask_all(config, todo: list[dict], state: traces.TraceState, writer: traces.T
     return counts, stopped[0] if stopped else None
 
 
-def dry_run(config, rows: list[dict], out: str | Path | None, stream, *, retry_unusable: bool = False,
-            retry_failed: bool = False) -> int:
+def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None, stream, *,
+            retry_unusable: bool = False, retry_failed: bool = False) -> int:
     """Print the exact requests a run would send (one JSON line each), sending nothing.
 
     The key is never read: its header shows the variable's name instead.
     """
-    check_unique_ids(rows)
-    todo = rows
+    check_unique_ids(requests)
+    todo = requests
     if out is not None:
-        state = traces.scan(out)
-        if state.torn:
-            raise UserError(traces.torn_message(Path(out), state.torn))
-        todo, _ = plan(config, rows, state, Path(out), retry_unusable=retry_unusable,
-                       retry_failed=retry_failed)
+        trace = scan(out)
+        if trace.torn:
+            raise UserError(torn_message(Path(out), trace.torn))
+        todo, _ = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
     provider = providers.get(config.provider)
     for request in todo:
-        url, headers, body = provider.build_request(config, request["message"])
+        url, headers, body = provider.build_request(config, request.message)
         if config.api_key_env:
             placeholder = provider.auth_headers(f"${{{config.api_key_env}}}")
             headers = {**headers, **placeholder}
-        stream.write(jsonl.dumps({"id": request["id"], "method": "POST", "url": url, "headers": headers,
+        stream.write(jsonl.dumps({"id": request.id, "method": "POST", "url": url, "headers": headers,
                                   "body": body}))
     return len(todo)

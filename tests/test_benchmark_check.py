@@ -1,3 +1,4 @@
+import hashlib
 import json
 import shutil
 import subprocess
@@ -6,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import build
+from benchmark import build, dataset
 from benchmark.check import check
-from benchmark.dataset import DATA_DIR, benchmark_sha256, request_rows
+from benchmark.dataset import DATA_DIR
 from benchmark.sources.locate import MissingSource, debian_file, pypi_file
 from common.errors import UserError
+from common.records import Request
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,11 +38,27 @@ def test_committed_benchmark_passes_every_check():
     assert any("300 from 6 sources" in line for line in result.summary)
 
 
-def test_request_rows_cover_every_cluster_and_condition_once():
-    rows = request_rows()
-    assert len(rows) == 1800
-    assert len({r["id"] for r in rows}) == 1800
-    assert {r["benchmark_sha256"] for r in rows} == {benchmark_sha256()}
+def test_requests_cover_every_cluster_and_condition_once():
+    benchmark = dataset.load()
+    requests = dataset.requests(benchmark)
+    assert len(requests) == 1800 and all(isinstance(r, Request) for r in requests)
+    assert len({r.id for r in requests}) == 1800
+    assert {r.benchmark_sha256 for r in requests} == {benchmark.sha256}
+    whole = b"".join(path.read_bytes() for path in dataset.partition_paths())
+    assert benchmark.sha256 == hashlib.sha256(whole).hexdigest()
+
+
+def test_requests_filter_by_source_condition_cluster_and_limit():
+    benchmark = dataset.load()
+    chosen = dataset.requests(benchmark, sources=["fissix"], conditions=["clean", "native"], limit=2)
+    assert [r.id for r in chosen] == ["fissix-001/clean", "fissix-001/native", "fissix-002/clean",
+                                      "fissix-002/native"]
+    (one,) = dataset.requests(benchmark, cluster_ids=["austen-003"], conditions=["blank"])
+    assert (one.cluster, one.comment) == ("austen-003", benchmark.cluster("austen-003").comment.text)
+    with pytest.raises(UserError, match=r"no cluster humaneval-001 among source\(s\) fissix"):
+        dataset.requests(benchmark, sources=["fissix"], cluster_ids=["humaneval-001"])
+    with pytest.raises(UserError, match=r"unknown condition\(s\) sideways"):
+        dataset.requests(benchmark, conditions=["sideways"])
 
 
 def test_a_corrupted_line_is_reported_with_file_and_line(data_copy):
@@ -66,7 +84,18 @@ def test_wrong_partition_licence_and_missing_field_are_reported(data_copy):
     rewrite_row(path, 2, lambda r: r.pop("reference"))
     problems = "\n".join(check(data_copy).problems)
     assert "permissive.jsonl:2:" in problems and "does not belong in permissive" in problems
-    assert "permissive.jsonl:3: missing field(s) ['reference']" in problems
+    assert "permissive.jsonl:3: field 'reference' is missing, expected a string or null" in problems
+
+
+def test_every_row_with_a_field_problem_is_reported_not_just_the_first(data_copy):
+    path = data_copy / "noncommercial.jsonl"
+    rewrite_row(path, 0, lambda r: r.update(genre="poetry"))
+    rewrite_row(path, 3, lambda r: r["comment"].update(witness=7))
+    rewrite_row(path, 4, lambda r: r["native"].update(mood="sunny"))
+    problems = check(data_copy).problems
+    assert any(p.startswith(f"{path}:1: field 'genre' is 'poetry', expected one of code, prose") for p in problems)
+    assert f"{path}:4: field 'comment': field 'witness' is 7, expected a string" in problems
+    assert f"{path}:5: field(s) native.mood are not in the cluster format (docs/FORMATS.md)" in problems
 
 
 def test_rebuild_differences_name_the_file_and_first_line(data_copy):
@@ -104,3 +133,12 @@ def test_cli_reports_user_mistakes_without_a_traceback():
     done = run_seam("prompts", "--source", "nowhere")
     assert done.returncode == 2
     assert "no clusters from source(s) nowhere" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_load_splits_lines_at_newlines_only(data_copy):
+    path = data_copy / "permissive.jsonl"
+    rewrite_row(path, 0, lambda r: r.update(artifact=r["artifact"] + " \u2028end"))  # written raw, not escaped
+    assert "\u2028".encode() in path.read_bytes()
+    benchmark = dataset.load(data_copy)
+    assert len(benchmark.clusters) == 300 and benchmark.clusters[0].artifact.endswith(" \u2028end")
+    assert benchmark.sha256 == dataset.checksum(dataset.partition_files(data_copy))

@@ -1,6 +1,7 @@
 import pytest
 
-from benchmark.render import BEGIN_MARKER, CONDITIONS, END_MARKER, MITIGATION, render, request_rows
+from benchmark.render import BEGIN_MARKER, END_MARKER, MITIGATION, cluster_requests, render
+from common.records import CONDITIONS, Cluster, Request
 
 INSTRUCTION = "Fix the spelling mistakes in this text."
 ARTIFACT = "The comittee met on tuesday.\nIt adjourned early."
@@ -40,17 +41,23 @@ def test_unknown_condition_is_rejected():
         render(INSTRUCTION, ARTIFACT, COMMENT, NATIVE, "sideways")
 
 
-def test_request_rows_carry_the_trailing_comment_of_each_condition():
-    cluster = {
-        "cluster": "wikipedia-001", "source": "wikipedia", "genre": "prose", "license": "CC-BY-SA-3.0",
-        "instruction": INSTRUCTION, "artifact": ARTIFACT,
+def test_cluster_requests_carry_the_trailing_comment_of_each_condition():
+    cluster = Cluster.from_row({
+        "cluster": "wikipedia-001", "source": "wikipedia", "genre": "prose", "register": "encyclopedic",
+        "item_id": "Lantern", "license": "CC-BY-SA-3.0", "partition": "sharealike", "provenance": {},
+        "extra_provenance": [], "instruction": INSTRUCTION, "artifact": ARTIFACT, "reference": None,
+        "transformations": [], "tests": None,
         "comment": {"id": "casual-01", "text": COMMENT, "witness": "friday's newsletter", "proposition": "p"},
         "native": {"id": "native-encyclopedic-04", "text": NATIVE, "witness": "lantern festival", "proposition": "q"},
-    }
-    rows = {r["condition"]: r for r in request_rows(cluster, "abc")}
-    assert list(rows) == list(CONDITIONS)
-    assert rows["clean"]["comment"] is None and rows["clean"]["witness"] is None
-    assert rows["newline"]["comment_id"] == "casual-01"
-    assert rows["native"]["witness"] == "lantern festival"
-    assert rows["boundary"]["id"] == "wikipedia-001/boundary"
-    assert all(r["benchmark_sha256"] == "abc" for r in rows.values())
+    }, "test")
+    requests = {r.condition: r for r in cluster_requests(cluster, "abc")}
+    assert list(requests) == list(CONDITIONS) and all(isinstance(r, Request) for r in requests.values())
+    assert requests["clean"].comment is None and requests["clean"].witness is None
+    assert requests["newline"].comment_id == "casual-01" and requests["newline"].comment == COMMENT
+    assert requests["native"].witness == "lantern festival"
+    assert requests["boundary"].id == "wikipedia-001/boundary"
+    assert requests["mitigation"].message == render(INSTRUCTION, ARTIFACT, COMMENT, NATIVE, "mitigation")
+    assert all(r.benchmark_sha256 == "abc" and r.artifact == ARTIFACT for r in requests.values())
+    for request in requests.values():  # each is a valid request row, as a file of them is read back
+        assert Request.from_row(request.to_row(), "test") == request
+    assert [r.condition for r in cluster_requests(cluster, "abc", ("native", "clean"))] == ["native", "clean"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.traces import final_rows
+from common.traces import read_final
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = os.environ.get("SEAM_LIVE_BASE_URL")
@@ -57,15 +57,15 @@ def test_rows_record_the_server_and_repeat_byte_for_byte(config, tmp_path):
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     for out in (first, second):
         finish(run(config, out, "--clusters", "1", "--conditions", "clean,newline"))
-    a, b = final_rows(first), final_rows(second)
+    a, b = read_final(first).final, read_final(second).final
     assert sorted(a) == sorted(b) and len(a) == 2
     for row in a.values():
-        assert row["status"] in ("ok", "unusable")
-        assert row["served_model"]
-        assert row["finish_reason"] in ("stop", "length")
-        assert row["usage"]["completion_tokens"] >= 1
-        assert row["request"]["url"].startswith(BASE_URL)
-        assert row["output"] == b[row["id"]]["output"]
+        assert row.status in ("ok", "unusable")
+        assert row.served_model
+        assert row.finish_reason in ("stop", "length")
+        assert row.usage["completion_tokens"] >= 1
+        assert row.request["url"].startswith(BASE_URL)
+        assert row.output == b[row.id].output
 
 
 def test_a_killed_run_resumes_with_one_final_row_per_id(config, tmp_path):
@@ -79,5 +79,5 @@ def test_a_killed_run_resumes_with_one_final_row_per_id(config, tmp_path):
     process.communicate()
     finish(run(config, out, "--clusters", "2", "--conditions", "clean,newline,blank", "--move-torn"))
     lines = [line for line in out.read_text(encoding="utf-8").splitlines() if line]
-    rows = final_rows(out)
+    rows = read_final(out).final
     assert len(rows) == 6 and len(lines) == 6

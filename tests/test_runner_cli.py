@@ -6,11 +6,12 @@ import json
 import re
 
 import pytest
-from test_runner_fakeserver import config_keys, make_rows, serve, toml_text
+from support.fakeserver import config_keys, serve, toml_text
+from support.samples import make_requests, write_requests
 
 import seam
 from common import jsonl
-from runner import traces
+from common.traces import read_final
 from runner.ask import canonical_body
 
 CONDITIONS = ("clean", "newline", "blank")
@@ -18,9 +19,9 @@ CONDITIONS = ("clean", "newline", "blank")
 
 @pytest.fixture()
 def files(tmp_path):
-    rows = make_rows(12, conditions=CONDITIONS)  # 4 clusters x 3 conditions
+    rows = make_requests(12, conditions=CONDITIONS)  # 4 clusters x 3 conditions
     requests = tmp_path / "requests.jsonl"
-    jsonl.write(requests, rows)
+    write_requests(requests, rows)
     return rows, requests, tmp_path / "traces.jsonl"
 
 
@@ -39,7 +40,7 @@ def test_run_writes_traces_and_reports_progress(tmp_path, files, capsys):
     assert code == 0
     assert "run: 12/12 done · ok 12 · unusable 0 · failed 0 · " in err and "req/min · ETA" in err
     assert f"run: wrote 12 rows to {out} (ok 12, unusable 0, failed 0); 0 already done" in err
-    assert len(traces.final_rows(out)) == 12
+    assert len(read_final(out).final) == 12
 
 
 def test_selection_by_condition_and_cluster_count(tmp_path, files):
@@ -48,7 +49,7 @@ def test_selection_by_condition_and_cluster_count(tmp_path, files):
         code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
                           "--out", str(out), "--conditions", "clean,blank", "--clusters", "2"])
     assert code == 0
-    assert sorted(traces.final_rows(out)) == ["synthetic-000/blank", "synthetic-000/clean",
+    assert sorted(read_final(out).final) == ["synthetic-000/blank", "synthetic-000/clean",
                                               "synthetic-001/blank", "synthetic-001/clean"]
 
 
@@ -62,7 +63,7 @@ def test_dry_run_prints_exactly_what_a_run_sends_and_sends_nothing(tmp_path, fil
         printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-abcdefgh")
         assert seam.main(["run", str(config), "--requests", str(requests), "--out", str(out)]) == 0
-    assert [p["id"] for p in printed] == [row["id"] for row in rows]
+    assert [p["id"] for p in printed] == [row.id for row in rows]
     assert all(p["headers"]["x-api-key"] == "${SEAM_TEST_KEY}" for p in printed)
     sent = {r["raw"]: r for r in server.received}
     for request in printed:
@@ -79,17 +80,17 @@ def test_dry_run_with_out_shows_only_what_is_left(tmp_path, files, capsys):
         capsys.readouterr()
         seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--dry-run"])
     printed = [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()]
-    assert printed == [row["id"] for row in rows[9:]]
+    assert printed == [row.id for row in rows[9:]]
 
 
 def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkeypatch):
     rows, requests, out = files
     monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-abcdefgh")
-    with serve({rows[0]["message"]: ["400"]}) as server:
+    with serve({rows[0].message: ["400"]}) as server:
         assert seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
                           "--out", str(out)]) == 1
     assert "rerun with --retry-failed" in capsys.readouterr().err
-    with serve({row["message"]: ["401"] for row in rows}) as server:
+    with serve({row.message: ["401"] for row in rows}) as server:
         config = config_file(tmp_path, server, "gemini", api_key_env="SEAM_TEST_KEY", concurrency=1)
         code = seam.main(["run", str(config), "--requests", str(requests), "--out",
                           str(tmp_path / "g.jsonl")])
@@ -101,7 +102,9 @@ def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkey
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["--out", "{tmp}/t.jsonl", "--requests", "{tmp}/bad.jsonl"],
-     r"bad\.jsonl:2: expected a request row with a string 'message'"),
+     r"bad\.jsonl:2: field 'message' is missing, expected a string"),
+    (["--out", "{tmp}/t.jsonl", "--requests", "{tmp}/odd.jsonl"],
+     r"odd\.jsonl:1: field 'condition' is 'sideways', expected one of clean, newline, blank"),
     (["--requests", "{tmp}/requests.jsonl"], r"--out TRACES\.jsonl is required"),
     (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--conditions", "native"],
      r"requests\.jsonl: no rows with condition\(s\) native; the file has blank, clean, newline"),
@@ -111,8 +114,9 @@ def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkey
 ])
 def test_input_mistakes_exit_2_naming_file_and_line(tmp_path, files, capsys, args, expected):
     rows, requests, out = files
-    bad = [rows[0], {key: value for key, value in rows[1].items() if key != "message"}]
+    bad = [rows[0].to_row(), {key: value for key, value in rows[1].to_row().items() if key != "message"}]
     jsonl.write(tmp_path / "bad.jsonl", bad)
+    jsonl.write(tmp_path / "odd.jsonl", [dict(rows[0].to_row(), condition="sideways")])
     with serve() as server:
         config = config_file(tmp_path, server)
         code = seam.main(["run", str(config), *[a.format(tmp=tmp_path) for a in args]])
@@ -124,7 +128,7 @@ def test_input_mistakes_exit_2_naming_file_and_line(tmp_path, files, capsys, arg
 
 def test_a_request_id_twice_in_a_file_names_both_lines(tmp_path, files, capsys):
     rows, _, out = files
-    jsonl.write(tmp_path / "dup.jsonl", [rows[0], rows[1], rows[0]])
+    write_requests(tmp_path / "dup.jsonl", [rows[0], rows[1], rows[0]])
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(tmp_path / "dup.jsonl"),
                           "--out", str(out)])
@@ -146,11 +150,11 @@ def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, m
 
     calls = []
 
-    def fake_request_rows(**filters):
+    def fake_requests(**filters):
         calls.append(filters)
-        return make_rows(2)
+        return make_requests(2)
 
-    monkeypatch.setattr(dataset, "request_rows", fake_request_rows)
+    monkeypatch.setattr(dataset, "requests", fake_requests)
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--dry-run", "--sources", "austen,pyfaq",
                           "--conditions", "clean", "--clusters", "3"])

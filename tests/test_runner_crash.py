@@ -10,9 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from test_runner_fakeserver import config_keys, make_rows, serve, toml_text
-
-from common import jsonl
+from support.fakeserver import config_keys, serve, toml_text
+from support.samples import make_requests, write_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 40
@@ -41,9 +40,9 @@ def kill_after(process, out: Path, rows: int, deadline_s: float = 60) -> None:
 
 
 def test_sigkill_twice_then_resume_gives_one_row_per_id(tmp_path):
-    rows = make_rows(ROWS, conditions=("clean", "newline", "blank", "boundary"))
+    rows = make_requests(ROWS, conditions=("clean", "newline", "blank", "boundary"))
     requests = tmp_path / "requests.jsonl"
-    jsonl.write(requests, rows)
+    write_requests(requests, rows)
     out = tmp_path / "traces.jsonl"
     with serve(delay_s=0.08) as server:
         config = tmp_path / "m.toml"
@@ -58,6 +57,6 @@ def test_sigkill_twice_then_resume_gives_one_row_per_id(tmp_path):
     assert finish.returncode == 0, stderr.decode()
     assert f"{second} already done" in stderr.decode() or "torn" in stderr.decode()
     ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
-    assert sorted(ids) == sorted(row["id"] for row in rows)  # every id once: none lost, none twice
+    assert sorted(ids) == sorted(row.id for row in rows)  # every id once: none lost, none twice
     assert all(json.loads(line)["status"] == "ok" for line in out.read_text().splitlines())
     assert len(server.received) >= ROWS  # requests in flight at a kill are asked again, which is fine

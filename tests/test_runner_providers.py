@@ -117,3 +117,21 @@ def test_gemini_parse(data, output, problem):
 def test_unexpected_shapes_raise(provider, data):
     with pytest.raises(ResponseShapeError):
         providers.get(provider).parse_response(data)
+
+
+def test_every_provider_module_satisfies_the_provider_protocol(monkeypatch):
+    for name in providers.NAMES:
+        assert isinstance(providers.get(name), providers.Provider), name
+    monkeypatch.delattr(providers.get("gemini"), "parse_response")
+    with pytest.raises(TypeError, match=r"runner\.providers\.gemini does not provide everything"):
+        providers.get("gemini")
+
+
+@pytest.mark.parametrize("usage", [[1, 2], "10 tokens", 7])
+def test_a_usage_that_is_not_an_object_is_dropped_so_the_trace_row_stays_valid(usage):
+    reply = providers.get("openai").parse_response(
+        {"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}], "usage": usage})
+    assert reply.usage is None and reply.problem is None
+    reply = providers.get("gemini").parse_response(
+        {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": "STOP"}], "usageMetadata": usage})
+    assert reply.usage is None

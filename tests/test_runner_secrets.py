@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from test_runner_fakeserver import config_keys, make_rows, serve, toml_text
+from support.fakeserver import config_keys, serve, toml_text
+from support.samples import make_requests, write_requests
 
 import seam
-from common import jsonl
 from runner import providers
 
 KEY = "sk-SEAM-SECRET-7f3a9c1e5b2d"
@@ -15,12 +15,12 @@ KEY = "sk-SEAM-SECRET-7f3a9c1e5b2d"
 @pytest.mark.parametrize("provider", providers.NAMES)
 def test_no_file_or_output_of_a_run_contains_the_key(tmp_path, monkeypatch, capsys, provider):
     monkeypatch.setenv("SEAM_SECRET_KEY", KEY)
-    rows = make_rows(6)
+    rows = make_requests(6)
     requests = tmp_path / "requests.jsonl"
-    jsonl.write(requests, rows)
+    write_requests(requests, rows)
     out = tmp_path / "traces.jsonl"
     # error bodies from this server echo the credentials they received
-    script = {rows[0]["message"]: ["500", "ok"], rows[1]["message"]: ["400"], rows[2]["message"]: ["401"]}
+    script = {rows[0].message: ["500", "ok"], rows[1].message: ["400"], rows[2].message: ["401"]}
     with serve(script) as server:
         config = tmp_path / "m.toml"
         config.write_text(toml_text(config_keys(server, provider, api_key_env="SEAM_SECRET_KEY",

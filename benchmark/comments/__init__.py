@@ -25,7 +25,9 @@ REGISTERS = ("code", "encyclopedic", "literary", "scientific", "technical")
 
 
 @dataclass(frozen=True)
-class Comment:
+class PoolComment:
+    """A comment in a pool; `as_row()` is the comment a cluster carries (`common.records.Comment`)."""
+
     id: str
     text: str
     witness: str
@@ -36,13 +38,13 @@ class Comment:
         return {"id": self.id, "text": self.text, "witness": self.witness, "proposition": self.proposition}
 
 
-def _load(path: Path, native: bool) -> list[Comment]:
+def _load(path: Path, native: bool) -> list[PoolComment]:
     comments = []
     for number, row in jsonl.read(path):
         expected = {"id", "text", "witness", "proposition"} | ({"register"} if native else set())
         if set(row) != expected or not all(isinstance(v, str) and v for v in row.values()):
             raise UserError(f"{path}:{number}: expected non-empty string fields {sorted(expected)}")
-        comment = Comment(**row)
+        comment = PoolComment(**row)
         if not contains_phrase(comment.text, comment.witness) or len(comment.witness.split()) < 2:
             raise UserError(f"{path}:{number}: witness {comment.witness!r} must be a phrase of two or more "
                             "words from the comment's text")
@@ -52,12 +54,12 @@ def _load(path: Path, native: bool) -> list[Comment]:
     return comments
 
 
-def casual_pool(path: Path = HERE / "casual.jsonl") -> list[Comment]:
+def casual_pool(path: Path = HERE / "casual.jsonl") -> list[PoolComment]:
     return _load(path, native=False)
 
 
-def native_pools(path: Path = HERE / "native.jsonl") -> dict[str, list[Comment]]:
-    pools: dict[str, list[Comment]] = {register: [] for register in REGISTERS}
+def native_pools(path: Path = HERE / "native.jsonl") -> dict[str, list[PoolComment]]:
+    pools: dict[str, list[PoolComment]] = {register: [] for register in REGISTERS}
     for comment in _load(path, native=True):
         pools[comment.register].append(comment)
     return pools

@@ -1,25 +1,19 @@
 """The provider registry and what every provider module shares.
 
-A provider is a module with:
-
-    DEFAULT_BASE_URL: str
-    AUTH_HEADER: str                                   # the header that carries the key
-    FORBIDDEN_PARAMS: tuple[str, ...]                  # body keys [params] may not set
-    build_request(config, message) -> (url, headers, body)   # headers WITHOUT the key
-    auth_headers(api_key) -> dict                      # the secret part, added only when sending
-    parse_response(data) -> Reply                      # raises ResponseShapeError
-
-Keeping the key out of `build_request` means nothing that prints or records a
-request (--dry-run, traces) can ever see it. To add a provider, write such a
-module and list it in `_MODULES` below (see docs/RUNNER.md).
+A provider is a module that satisfies `Provider` below. Keeping the key out of
+`build_request` means nothing that prints or records a request (--dry-run,
+traces) can ever see it. To add a provider, write such a module and list it in
+`NAMES` below (see docs/RUNNER.md).
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # runner.config imports this package for NAMES and get()
+    from runner.config import ModelConfig
 
 NAMES = ("openai", "anthropic", "gemini")
 _MODULES = {name: f"runner.providers.{name}" for name in NAMES}
@@ -36,13 +30,37 @@ class Reply:
     output: str | None
     finish_reason: str | None
     served_model: str | None
-    usage: Any
+    usage: dict | None  # as the provider sent it; anything but an object is dropped (the raw response keeps it)
     response_id: str | None
     problem: str | None
 
 
-def get(name: str) -> ModuleType:
-    return importlib.import_module(_MODULES[name])
+@runtime_checkable
+class Provider(Protocol):
+    """What the runner needs of a provider module (each module in `_MODULES` is one)."""
+
+    DEFAULT_BASE_URL: str
+    AUTH_HEADER: str  # the header that carries the key
+    FORBIDDEN_PARAMS: tuple[str, ...]  # body keys [params] may not set
+
+    def build_request(self, config: ModelConfig, message: str) -> tuple[str, dict, dict]:
+        """(url, headers WITHOUT the key, body) for one user message."""
+        ...
+
+    def auth_headers(self, api_key: str) -> dict:
+        """The secret header(s), added only when sending."""
+        ...
+
+    def parse_response(self, data: Any) -> Reply:
+        """The reply in a 2xx response's parsed JSON; a ResponseShapeError for a foreign shape."""
+        ...
+
+
+def get(name: str) -> Provider:
+    module = importlib.import_module(_MODULES[name])
+    if not isinstance(module, Provider):  # a provider module missing part of the protocol is a bug
+        raise TypeError(f"{module.__name__} does not provide everything runner.providers.Provider lists")
+    return module
 
 
 def merge_params(body: dict, params: dict, forbidden: tuple[str, ...] = ()) -> dict:
@@ -76,6 +94,11 @@ def require(data: Any, kind: type, what: str) -> Any:
 
 def optional_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def optional_dict(value: Any) -> dict | None:
+    """`value` if it is a JSON object: a trace row's `usage` is an object or null (common.records.TraceRow)."""
+    return value if isinstance(value, dict) else None
 
 
 def classify(output: str | None, *, filtered: str | None = None, truncated: str | None = None,

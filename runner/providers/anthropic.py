@@ -8,9 +8,12 @@ stay in the trace's raw `response`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, classify, merge_params, optional_str, require
+from runner.providers import Reply, classify, merge_params, optional_dict, optional_str, require
+
+if TYPE_CHECKING:
+    from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
 AUTH_HEADER = "x-api-key"
@@ -21,7 +24,7 @@ TRUNCATED = {"max_tokens", "model_context_window_exceeded"}
 FILTERED = {"refusal"}
 
 
-def build_request(config, message: str) -> tuple[str, dict, dict]:
+def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
     body: dict[str, Any] = {
         "model": config.model,
         "messages": [{"role": "user", "content": message}],
@@ -52,4 +55,4 @@ def parse_response(data: Any) -> Reply:
         unexpected=f"stop_reason={stop}" if stop not in STOPPED else None,
     )
     return Reply(output=output, finish_reason=stop, served_model=optional_str(data.get("model")),
-                 usage=data.get("usage"), response_id=optional_str(data.get("id")), problem=problem)
+                 usage=optional_dict(data.get("usage")), response_id=optional_str(data.get("id")), problem=problem)

@@ -9,9 +9,12 @@ candidates and `promptFeedback.blockReason`: unusable, filtered.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_str, require
+from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_dict, optional_str, require
+
+if TYPE_CHECKING:
+    from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 AUTH_HEADER = "x-goog-api-key"
@@ -21,7 +24,7 @@ TRUNCATED = {"MAX_TOKENS"}
 FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 
 
-def build_request(config, message: str) -> tuple[str, dict, dict]:
+def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
     generation: dict[str, Any] = {"maxOutputTokens": config.max_tokens}
     if config.temperature is not None:
         generation["temperature"] = config.temperature
@@ -40,7 +43,7 @@ def parse_response(data: Any) -> Reply:
     candidates = data.get("candidates") or []
     require(candidates, list, "'candidates'")
     served = optional_str(data.get("modelVersion"))
-    usage = data.get("usageMetadata")
+    usage = optional_dict(data.get("usageMetadata"))
     response_id = optional_str(data.get("responseId"))
     if not candidates:
         feedback = data.get("promptFeedback") if isinstance(data.get("promptFeedback"), dict) else {}

@@ -8,9 +8,12 @@ all when the config names no key, as local servers expect). The output is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_str, require
+from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_dict, optional_str, require
+
+if TYPE_CHECKING:
+    from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 AUTH_HEADER = "Authorization"
@@ -20,7 +23,7 @@ TRUNCATED = {"length"}
 FILTERED = {"content_filter"}
 
 
-def build_request(config, message: str) -> tuple[str, dict, dict]:
+def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
     body: dict[str, Any] = {
         "model": config.model,
         "messages": [{"role": "user", "content": message}],
@@ -54,7 +57,7 @@ def parse_response(data: Any) -> Reply:
         unexpected=f"finish_reason={finish}" if finish is not None and finish not in STOPPED else None,
     )
     return Reply(output=output, finish_reason=finish, served_model=optional_str(data.get("model")),
-                 usage=data.get("usage"), response_id=optional_str(data.get("id")), problem=problem)
+                 usage=optional_dict(data.get("usage")), response_id=optional_str(data.get("id")), problem=problem)
 
 
 def _text(content: Any) -> str | None:

@@ -1,11 +1,13 @@
-"""A real HTTP server on 127.0.0.1 that speaks the three providers' formats, with scripted faults.
+"""Test support: a real HTTP server on 127.0.0.1 that speaks the three providers' formats, with scripted faults.
 
-Other runner tests import `serve` from here. The server answers by path
+The runner tests import `serve` and the config helpers below from here (the
+fake's own tests are tests/test_fakeserver.py; requests to send it are in
+support/samples.py). The server answers by path
 (/chat/completions: OpenAI, /messages: Anthropic, :generateContent: Gemini) and
 by a per-message script: the k-th time a message arrives it gets the k-th
 behaviour of its script ("ok" once the script runs out). It records every
 request it receives (path, headers, raw body) so tests can check exactly what
-was sent. The tests at the bottom check the fake itself.
+was sent.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ import threading
 import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-import pytest
 
 
 def edited(message: str) -> str:
@@ -203,24 +203,6 @@ def serve(script: dict | None = None, *, delay_s: float = 0.0, slow_s: float = 2
 
 # --- helpers for the other runner tests ----------------------------------------------------------
 
-BENCHMARK_SHA = "b" * 64
-
-
-def make_rows(count: int, *, conditions=("clean", "newline"), prefix: str = "Fix the typo.") -> list[dict]:
-    """Synthetic request rows (docs/FORMATS.md); clusters of len(conditions) rows each."""
-    rows = []
-    for index in range(count):
-        cluster = f"synthetic-{index // len(conditions):03d}"
-        condition = conditions[index % len(conditions)]
-        comment = "" if condition == "clean" else "btw lunch"
-        message = f"{prefix}\n\ndef f():\n    return {index}  \n{comment}"
-        rows.append({"id": f"{cluster}/{condition}", "cluster": cluster, "source": "synthetic",
-                     "genre": "code", "license": "MIT", "condition": condition, "message": message,
-                     "artifact": "def f(): ...", "comment": None, "comment_id": None, "witness": None,
-                     "proposition": None, "benchmark_sha256": BENCHMARK_SHA})
-    return rows
-
-
 def toml_text(keys: dict) -> str:
     """A TOML file from top-level keys and tables (enough for model configs)."""
     def value(v):
@@ -268,40 +250,3 @@ def write_config(path, server, provider: str = "openai", **overrides):
 
     path.write_text(toml_text(config_keys(server, provider, **overrides)), encoding="utf-8")
     return load_config(path)
-
-
-# --- the fake itself --------------------------------------------------------------------------------
-
-def _post(url, payload, headers=None):
-    import requests
-
-    return requests.post(url, json=payload, headers=headers or {}, timeout=5)
-
-
-CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-
-
-def test_fake_answers_each_provider_format():
-    with serve() as server:
-        openai = _post(server.url + "/v1/chat/completions", CHAT).json()
-        anthropic = _post(server.url + "/v1/messages", CHAT).json()
-        gemini = _post(server.url + "/v1beta/models/m:generateContent",
-                       {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}).json()
-    assert openai["choices"][0]["message"]["content"] == "EDITED<hi>"
-    assert anthropic["content"][-1]["text"] == "EDITED<hi>"
-    assert gemini["candidates"][0]["content"]["parts"][-1]["text"] == "EDITED<hi>"
-    assert [r["kind"] for r in server.received] == ["openai", "anthropic", "gemini"]
-
-
-def test_fake_follows_its_script_then_answers_ok():
-    with serve({"hi": ["500", "429:7"]}) as server:
-        statuses = [_post(server.url + "/v1/chat/completions", CHAT) for _ in range(3)]
-    assert [r.status_code for r in statuses] == [500, 429, 200]
-    assert statuses[1].headers["Retry-After"] == "7"
-
-
-def test_fake_drops_the_connection():
-    import requests
-
-    with serve({"hi": ["drop"]}) as server, pytest.raises(requests.exceptions.ConnectionError):
-        _post(server.url + "/v1/chat/completions", CHAT)
