@@ -5,18 +5,26 @@ guard alone) and for the default; an unprotected run shows that each attempt
 does succeed when nothing stops it, so these tests can fail.
 """
 
+import builtins
+import contextlib
+import json
 import os
 import random
+import re
 import resource
+import secrets
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
+from validity import sandbox
 from validity.functional import program
-from validity.sandbox import Limits, SandboxError, run_program
+from validity.sandbox import OUTCOMES, Limits, SandboxError, run_program
 
 FAST = Limits(cpu_seconds=2, wall_seconds=10)
 TESTS = {"entry_point": "add", "test": "def check(candidate):\n    assert candidate(2, 3) == 5\n"}
@@ -79,11 +87,23 @@ def test_exiting_early_or_faking_a_verdict_is_never_a_pass():
     assert run(fake).outcome == "error"
 
 
-def test_a_verdict_written_to_the_result_pipe_without_the_nonce_is_ignored():
-    # the pipe's number is on the child's command line; only the nonce tells the real verdict from this one
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_the_result_pipe_is_not_open_in_the_program(layers):
+    # its number is on the command line the program inherits; only the supervisor still holds it
     fake = ("import os, sys\nverdict = '{\"kind\": \"result\", \"outcome\": \"passed\", \"detail\": \"\"}\\n'\n"
             "os.write(int(sys.argv[1]), verdict.encode())\nos._exit(0)\n")
-    assert run(fake).outcome == "crashed"
+    result = run(fake, **layers)
+    assert (result.outcome, result.detail) == ("error", "OSError in edited code")  # EBADF
+    closed = "import os, sys\nfor fd in sys.argv[1:]:\n    try:\n        os.fstat(int(fd))\n    except OSError:\n" \
+             "        continue\n    raise AssertionError(fd)\n"
+    assert run(closed, **layers).outcome == "passed"
+
+
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_the_program_runs_as_deep_in_the_stack_as_in_the_released_run(layers):
+    # where a deep recursion hits the limit depends on it: the module, main, run_parts, then the program
+    source = "import sys\nf = sys._getframe()\nn = 0\nwhile f:\n    n += 1\n    f = f.f_back\nassert n == 4, n\n"
+    assert run(source, **layers).outcome == "passed"
 
 
 def test_exception_names_chosen_by_the_program_never_reach_the_verdict():
@@ -254,10 +274,22 @@ KERNEL_LAYERS = {k: v for k, v in LAYERS.items() if k != "guard only"}
 def test_with_the_kernel_layer_no_process_of_the_machine_is_visible(layers):
     if not KERNEL:
         pytest.skip("no namespaces on this machine")
-    # the PID namespace alone hides nothing while the machine's /proc stays mounted
-    source = (f"import os\nassert os.getpid() == 1\nassert not os.path.exists('/proc/{os.getpid()}')\n"
-              "assert not [p for p in os.listdir('/proc') if p.isdigit() and p != '1']\n")
+    # the PID namespace alone hides nothing while the machine's /proc stays mounted; PID 1 is the sandbox's init
+    source = (f"import os\nassert os.getpid() == 2\nassert not os.path.exists('/proc/{os.getpid()}')\n"
+              "assert sorted(p for p in os.listdir('/proc') if p.isdigit()) == ['1', '2']\n")
     assert run(source, **layers).outcome == "passed"
+
+
+@pytest.mark.parametrize("layers", KERNEL_LAYERS.values(), ids=KERNEL_LAYERS.keys())
+def test_with_the_kernel_layer_the_init_is_out_of_reach(layers):
+    if not KERNEL:
+        pytest.skip("no namespaces on this machine")
+    # the init keeps its capabilities and is not dumpable: no memory, descriptors or environment to read
+    for path in ("/proc/1/mem", "/proc/1/environ", "/proc/1/fd/0"):
+        source = (f"try:\n    open({path!r}, 'rb').read(1)\nexcept PermissionError:\n    pass\n"
+                  "else:\n    raise OSError\n")
+        assert run(source, **layers).outcome == "passed", path
+    assert run("import os, signal\nos.kill(1, signal.SIGINT)\n", kernel="require", guard=False).outcome == "passed"
 
 
 @pytest.mark.parametrize("layers", KERNEL_LAYERS.values(), ids=KERNEL_LAYERS.keys())
@@ -284,3 +316,263 @@ def test_starting_a_process_is_refused():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError):
         run_program([("x", "pass")], kernel="sometimes")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Attacks on the verdict and on the kill, by programs written to get past the sandbox (found by a fault campaign).
+
+LABELS = ("edited code", "tests", "check")
+EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
+                   if isinstance(value, type) and issubclass(value, BaseException)}
+
+
+def assert_vocabulary(result):
+    """Outcome from OUTCOMES, detail from the fixed vocabulary the parent knows (bounded, no program text)."""
+    assert result.outcome in OUTCOMES, result
+    assert len(result.detail) <= 80, result
+    allowed = {
+        "passed": lambda d: d == "",
+        "failed": lambda d: d in {f"AssertionError in {label}" for label in LABELS},
+        "error": lambda d: d.partition(" in ")[0] in EXCEPTION_NAMES and d.partition(" in ")[2] in LABELS,
+        "timeout": lambda d: d in ("CPU limit", "wall-clock limit"),
+        "crashed": lambda d: re.fullmatch(r"killed by (SIG[A-Z0-9]+|signal \d+)"
+                                          r"|exited with status \d+ before the tests finished|invalid verdict",
+                                          d) is not None,
+    }
+    assert allowed[result.outcome](result.detail), result
+
+
+# Walks the frames, every module's globals and every object the garbage collector tracks for the sandbox's
+# reporting machinery (anything callable named report/verdict/result, anything that looks like a nonce), calls it
+# with a forged verdict and writes forged verdict lines, with every nonce found, to every open descriptor.
+FORGE = r'''
+import gc, json, os, sys
+secret = open('/etc/passwd').read()
+def hexlike(value):
+    return isinstance(value, str) and 16 <= len(value) <= 64 and all(c in '0123456789abcdef' for c in value)
+nonces, reporters = set(), []
+def scan(scope):
+    for name, value in list(scope.items()):
+        if callable(value) and any(w in str(name).lower() for w in ('report', 'verdict', 'result')):
+            reporters.append(value)
+        if hexlike(value):
+            nonces.add(value)
+        if isinstance(value, dict) and hexlike(value.get('nonce')):
+            nonces.add(value['nonce'])
+frame = sys._getframe()
+while frame is not None:
+    scan(frame.f_locals)
+    scan(frame.f_globals)
+    frame = frame.f_back
+for module in list(sys.modules.values()):
+    scan(getattr(module, '__dict__', {}))
+for obj in gc.get_objects():
+    if isinstance(obj, dict):
+        scan(obj)
+forged = [{'kind': 'result', 'outcome': outcome, 'detail': secret} for outcome in ('pwned', 'passed')]
+for report in reporters:
+    for fields in forged:
+        for call in (lambda: report(**fields), lambda: report(fields['outcome'], fields['detail']),
+                     lambda: report(fields['outcome'])):
+            try:
+                call()
+            except BaseException:
+                pass
+lines = [json.dumps(dict(fields, **({'nonce': n} if n else {}))) + '\n'
+         for n in sorted(nonces) + [None] for fields in forged]
+lines += ['passed\n', 'pwned ' + secret.replace('\n', ' ') + '\n']
+for fd in range(3, 64):
+    for line in lines:
+        try:
+            os.write(fd, line.encode())
+        except OSError:
+            break
+'''
+FORGE_ENDINGS = {"then fails its tests": "def add(a, b):\n    return a - b\n",
+                 "then exits at once": "os._exit(0)\n"}
+
+
+@pytest.mark.parametrize("ending", FORGE_ENDINGS.values(), ids=FORGE_ENDINGS.keys())
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_a_forged_verdict_never_reaches_the_parent(layers, ending):
+    result = run_program(program(FORGE + ending, TESTS), limits=FAST, **layers)
+    assert_vocabulary(result)
+    assert result.outcome != "passed"
+    assert "root:" not in result.detail
+
+
+@pytest.mark.parametrize("line", [
+    '{"kind": "verdict", "outcome": "pwned", "detail": "", "isolation": []}',
+    '{"kind": "verdict", "outcome": "passed", "detail": "root:x:0:0:root:/root:/bin/bash", "isolation": []}',
+    '{"kind": "verdict", "outcome": "error", "detail": "Leak_0x7f in edited code", "isolation": []}',
+    '{"kind": "verdict", "outcome": "error", "detail": "ValueError in somewhere else", "isolation": []}',
+    '{"kind": "verdict", "outcome": "crashed", "detail": "exited with status 1234567 before the tests finished",'
+    ' "isolation": []}',
+    '{"kind": "verdict", "outcome": "failed", "detail": "AssertionError in check", "isolation": ["x", 1]}',
+])
+def test_the_parent_accepts_only_a_verdict_from_the_fixed_vocabulary(line):
+    # even a line carrying the nonce (which only the supervisor holds) is checked field by field
+    nonce = "0" * 32
+    record = json.loads(line) | {"nonce": nonce}
+    result = sandbox._verdict([json.dumps(record)], nonce, LABELS, timed_out=False, returncode=0)
+    assert (result.outcome, result.detail) == ("crashed", "invalid verdict")
+
+
+# A program that knows the runner's protocol writes its own record on the runner's pipe and exits at once.
+CLAIM = r'''
+import os, stat
+def claim(record):
+    for fd in range(3, 64):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, record)
+        except OSError:
+            pass
+    os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_a_program_that_knows_the_protocol_can_claim_only_a_verdict_of_the_vocabulary(layers):
+    secret = "open('/etc/passwd').read().split(':')[0]"
+    for record, expected in [(f"('error 0 ' + {secret} + '\\n').encode()", ("crashed", "invalid verdict")),
+                             ("b'error 0 Leak_0x7f3a\\n'", ("crashed", "invalid verdict")),
+                             ("b'failed 7\\n'", ("crashed", "invalid verdict")),
+                             ("b'pwned\\n'", ("crashed", "invalid verdict")),
+                             ("b'passed\\n' + b'x' * 70000 + b'\\npassed\\n'", ("crashed", "invalid verdict")),
+                             ("b'error 1 KeyError\\n'", ("error", "KeyError in tests"))]:
+        result = run_program(program(CLAIM + f"claim({record})\n", TESTS), limits=FAST, **layers)
+        assert_vocabulary(result)
+        assert (result.outcome, result.detail) == expected, record
+    # The limit of any in-process test harness, documented in docs/VALIDITY.md: the program runs in the process
+    # that says how its tests ended, so it can claim "passed" (as it can by returning an object equal to anything).
+    assert run_program(program(CLAIM + "claim(b'passed\\n')\n", TESTS), limits=FAST, **layers).outcome == "passed"
+
+
+@pytest.fixture
+def marker(monkeypatch):
+    """A token in the environment of every process of the runs of this test; whatever carries it is killed after."""
+    token = secrets.token_hex(16)
+    child_env = sandbox._child_env
+    monkeypatch.setattr(sandbox, "_child_env", lambda workdir: {**child_env(workdir), "SEAM_TEST_MARKER": token})
+    yield token
+    for pid in marked_processes(token):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def marked_processes(token: str) -> list[int]:
+    """Processes of this machine whose environment carries SEAM_TEST_MARKER=token (zombies have none)."""
+    needle = f"SEAM_TEST_MARKER={token}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_the_marker_scan_finds_a_marked_process(marker):
+    process = subprocess.Popen(["sleep", "30"], env={"PATH": "/usr/bin:/bin", "SEAM_TEST_MARKER": marker})
+    try:
+        assert marked_processes(marker) == [process.pid]
+    finally:
+        process.kill()
+        process.wait()
+    assert marked_processes(marker) == []
+
+
+# The issue's attack: reach a libc (the sandbox's own, through the frames or the garbage collector, or a new one
+# where ctypes can be imported), clear the parent-death signal, leave the session and process group, and fork a
+# grandchild (twice over, each in a new session) that sleeps. ESCAPE_AND_WAIT then waits for the grandchild to say
+# it is alive and ends normally; ESCAPE_AND_SLEEP sleeps past the wall clock itself.
+ESCAPE = r'''
+import gc, os, sys, time
+def attempt(action):
+    try:
+        return action()
+    except BaseException:
+        return None
+libcs = []
+frame = sys._getframe()
+while frame is not None:
+    for value in list(frame.f_locals.values()) + list(frame.f_globals.values()):
+        for candidate in (value, getattr(value, 'lib', None)):
+            if type(candidate).__name__ == 'CDLL':
+                libcs.append(candidate)
+    frame = frame.f_back
+attempt(lambda: libcs.extend(o for o in gc.get_objects() if type(o).__name__ == 'CDLL'))
+attempt(lambda: libcs.append(__import__('ctypes').CDLL(None)))
+def escape():
+    for libc in libcs:
+        attempt(lambda: libc.prctl(1, 0, 0, 0, 0))  # PR_SET_PDEATHSIG 0: outlive the parent
+    attempt(os.setsid)
+    attempt(lambda: os.setpgid(0, 0))
+def fork():
+    for make in [os.fork] + [lambda libc=libc: libc.fork() for libc in libcs]:
+        pid = attempt(make)
+        if pid is not None and pid >= 0:
+            return pid
+    return None
+escape()
+alive_r, alive_w = os.pipe()
+child = fork()
+if child == 0:
+    escape()
+    if fork() == 0:
+        escape()
+        os.write(alive_w, b'x')
+        time.sleep(60)
+    os._exit(0)
+'''
+ESCAPE_AND_WAIT = ESCAPE + "assert child is not None, 'no fork'\nassert os.read(alive_r, 1) == b'x'\n"
+ESCAPE_AND_SLEEP = ESCAPE + "time.sleep(60)\n"
+FORKING = Limits(cpu_seconds=2, wall_seconds=3, processes=True)
+SLEEPY = Limits(cpu_seconds=2, wall_seconds=2)
+
+
+def assert_nothing_survives(marker):
+    assert marked_processes(marker) == []
+    time.sleep(0.3)  # and nothing turns up late
+    assert marked_processes(marker) == []
+
+
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+def test_a_program_cannot_outlive_the_wall_clock(marker, layers):
+    result = run(ESCAPE_AND_SLEEP, SLEEPY, **layers)
+    assert (result.outcome, result.detail) == ("timeout", "wall-clock limit"), result
+    assert_nothing_survives(marker)
+
+
+ESCAPE_LAYERS = {"kernel only": LAYERS["kernel only"], "no kernel layer, no guard": UNPROTECTED}
+
+
+@pytest.mark.parametrize("layers", ESCAPE_LAYERS.values(), ids=ESCAPE_LAYERS.keys())
+def test_where_processes_are_allowed_none_outlives_the_verdict(marker, layers):
+    result = run(ESCAPE_AND_WAIT, FORKING, **layers)
+    assert result.outcome == "passed", result  # the grandchild was alive when the program ended
+    assert_nothing_survives(marker)
+
+
+@pytest.mark.parametrize("layers", ESCAPE_LAYERS.values(), ids=ESCAPE_LAYERS.keys())
+def test_where_processes_are_allowed_none_outlives_the_wall_clock(marker, layers):
+    result = run(ESCAPE_AND_SLEEP, Limits(cpu_seconds=2, wall_seconds=2, processes=True), **layers)
+    assert (result.outcome, result.detail) == ("timeout", "wall-clock limit"), result
+    assert_nothing_survives(marker)
+
+
+NO_GUARD = {"kernel only": LAYERS["kernel only"], "no kernel layer, no guard": UNPROTECTED}
+
+
+@pytest.mark.parametrize("layers", NO_GUARD.values(), ids=NO_GUARD.keys())
+def test_no_new_process_even_as_root_without_the_guard(marker, layers):
+    # RLIMIT_NPROC does not bind root; the seccomp filter does
+    result = run("import os\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\n", **layers)
+    assert (result.outcome, result.detail) == ("error", "PermissionError in edited code"), result  # EPERM
+    threads = run("import threading\nt = threading.Thread(target=lambda: None)\nt.start()\nt.join()\n", **layers)
+    assert threads.outcome == "passed", threads  # threads are not processes
+    assert_nothing_survives(marker)

@@ -1,48 +1,93 @@
-"""The child side of the sandbox: isolate this process, run the program, report one line.
+"""The child side of the sandbox: isolate, run the program in a process of its own, report one verdict.
 
 Started by `validity.sandbox.run_program` as
 
-    python -P -s -S -B sandbox_child.py RESULT_FD        (the job as JSON on stdin)
+    python -P -s -S -B sandbox_child.py RESULT_FD NONCE_FD        (the job as JSON on stdin)
 
 It imports nothing from seam and only the standard library, because the child's
-`sys.path` holds neither the repository nor site-packages. Model output is
-untrusted, so everything that protects the machine happens here, in this order,
-before the first line of it runs:
+`sys.path` holds neither the repository nor site-packages.
+
+Three processes, so that the program shares memory with nothing that reports
+on it or kills it:
+
+    supervisor   this process: trusted code only. Sets up the kernel layer,
+                 starts the rest, enforces the wall clock, reads the nonce
+                 (only after the fork, so no copy of it exists in the program's
+                 memory), decides the verdict and writes it to RESULT_FD.
+      init       (kernel layer only) PID 1 of a new PID namespace: trusted code
+                 only. Mounts the namespace's /proc, starts the runner, reaps,
+                 and passes the runner's exit status on. It keeps its
+                 capabilities and is not dumpable, so the runner can neither
+                 trace, signal (SIGINT is ignored; the kernel drops every other
+                 signal sent to a namespace's init from inside) nor read it.
+        runner   closes every descriptor but a pipe to the supervisor, drops
+                 its capabilities, sets its limits and the guard, writes
+                 `ready`, runs the program, writes how it ended, exits.
+    (without the kernel layer the supervisor starts the runner itself)
+
+The program runs in the runner, so everything the runner holds is the
+program's: the verdict record is not evidence, only a claim. The supervisor
+therefore accepts it only in a fixed format (`passed`, `failed PART`, `error
+PART NAME`), as the last line the runner wrote before exiting with status 0,
+with PART an index into the job's parts and NAME a built-in exception class
+name; it builds the detail itself from its own copy of the labels. A program
+that knows this protocol can still claim `passed` (as it can by fooling its
+tests), but it cannot put anything outside that vocabulary into the tables,
+and it cannot reach the parent: the result pipe and the nonce are held by the
+supervisor only. The parent checks the line again (`validity.sandbox`).
+
+Protections, in the order they are set up, all before the first line of the
+program runs:
 
 1. Kernel layer (Linux; as root, or as any user where unprivileged user
    namespaces are allowed): new network, mount and PID namespaces; a fresh,
    size-limited tmpfs on the working directory; every other mount re-mounted
-   read-only, nodev and nosuid. The program then runs in a forked child that
-   is PID 1 of its namespace, with a /proc of that namespace mounted over the
-   machine's (so it sees no other process, and every process it might start
-   dies with it), all capabilities dropped and no_new_privs set.
-   With `kernel = "auto"` a failure here falls back to the layers below and the
+   read-only, nodev and nosuid; the init's own /proc mounted over the
+   machine's, so the program sees no other process; in the runner all
+   capabilities dropped and no_new_privs set. Every process the program
+   starts lives in the namespace, and when the init ends (after the runner,
+   or killed by the supervisor at the wall clock, or by the kernel when the
+   supervisor dies: its parent-death signal) the kernel kills them all; the
+   supervisor reports only after it has reaped the init, which the kernel
+   allows only once every process of the namespace is gone. With
+   `kernel = "auto"` a failure here falls back to the layers below and the
    report says which layers applied; with `"require"` it is a setup error.
 2. Resource limits (setrlimit): CPU seconds, address space, size of any file
-   written (stdout included), open files, and no new processes.
+   written (stdout included), open files, and no new processes: RLIMIT_NPROC =
+   0, which the kernel does not apply to root, and so also (Linux x86-64 and
+   aarch64) a seccomp filter that refuses fork, vfork, clone without
+   CLONE_THREAD, clone3 (ENOSYS, so that threads fall back to clone), setsid
+   and setpgid, whoever runs it and whatever code calls it.
 3. Guard (PEP 578 audit hook, which Python code cannot remove): sockets,
    subprocesses, fork/exec, signals to other processes, changing resource
    limits, links, ctypes and sqlite3 are refused, and so are opening a
    directory (a directory descriptor would let `dir_fd=` calls write where the
    audit events do not show), any `dir_fd=` argument, and any write, rename,
    removal or mode change outside the working directory; modules that write
-   files in C without an audit event (readline, dbm) cannot be imported. On
-   its own it is not a security boundary: C code, and the Python functions
-   that raise no audit event at all (for example `signal.pidfd_send_signal`,
-   `os.setpriority`, `os.mkfifo`), get past it. It is the fallback where the
+   files in C without an audit event (readline, dbm) cannot be imported. It
+   is not a security boundary: C code, the Python functions that raise no
+   audit event at all (for example `signal.pidfd_send_signal`,
+   `os.setpriority`, `os.mkfifo`, a function of a ctypes library this process
+   already loaded), and Python code that changes what the hook reads (this
+   module's globals, `os.path`), get past it. It is the fallback where the
    kernel layer is unavailable, and a second wall where it is.
 
-The result line carries the job's nonce, so a program that prints, exits early
-(`sys.exit(0)`, `os._exit(0)`) or writes a verdict of its own into the pipe is
-not read as a pass. That stops accidents, not intent: the program shares this
-interpreter and could find the nonce (or fool its tests in simpler ways).
+Without the kernel layer the supervisor is a child subreaper (Linux), so every
+process the runner starts stays its descendant whatever it does (setsid,
+double fork); after the runner ends the supervisor kills and reaps them until
+none is left.
 """
 
 import json
 import os
+import re
+import select
+import signal
 import sys
+import time
 
-# Linux constants (include/uapi/linux/sched.h, mount.h, prctl.h, capability.h).
+# Linux constants (include/uapi/linux/sched.h, mount.h, prctl.h, capability.h, seccomp.h, filter.h, audit.h).
+CLONE_THREAD = 0x00010000
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -50,8 +95,20 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 4096
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_CAPBSET_DROP = 1, 4, 22, 24
+PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
 CAPABILITY_VERSION_3 = 0x20080522
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_JSET_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+X32_SYSCALL_BIT = 0x40000000
+EPERM, ENOSYS = 1, 38
+# machine -> (AUDIT_ARCH, syscalls refused: fork, vfork, setpgid, setsid as the machine has them, clone, clone3,
+# whether the x32 ABI exists)
+PROCESS_SYSCALLS = {
+    "x86_64": (0xC000003E, (57, 58, 109, 112), 56, 435, True),
+    "aarch64": (0xC00000B7, (154, 157), 220, 435, False),
+}
 
 # Audit events refused outright (prefix match), and those allowed only inside the working directory.
 BLOCKED_EVENTS = ("socket.", "ctypes.", "subprocess.", "os.exec", "os.fork", "os.forkpty", "os.posix_spawn",
@@ -70,6 +127,13 @@ DIR_FD_EVENTS = {  # event -> indices of its dir_fd arguments (None unless the c
     "os.chown": (3,), "os.utime": (3,),
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+# What the runner and the init may say, one line each; anything else is not a verdict.
+READY = re.compile(rb"ready ([01])")  # the seccomp filter on new processes applied (1) or not (0)
+VERDICT = re.compile(rb"passed|failed (\d{1,4})|error (\d{1,4}) ([A-Za-z]{1,64})")
+# and the init: first `proc 1` (the namespace's own /proc, or an empty one, is over the machine's) or `proc 0`, then
+INIT_STATUS = re.compile(rb"status (-?\d{1,3})")  # the runner's exit status (negative: killed by that signal)
+RECORD_BYTES = 1 << 16  # what the supervisor keeps of the runner's pipe; more is not a verdict
 
 
 class _Libc:
@@ -179,9 +243,9 @@ def isolate_kernel(workdir, workdir_bytes):
 def own_proc(libc):
     """Mount this PID namespace's /proc over the machine's; True when done.
 
-    Run by the namespace's PID 1, before it drops its capabilities. Without it
-    the PID namespace hides nothing: the machine's /proc would still list every
-    process and its command line. Where a proc mount is refused (some
+    Run by the namespace's init, which keeps its capabilities (the runner drops
+    its own). Without it the PID namespace hides nothing: the machine's /proc
+    would still list every process and its command line. Where a proc mount is refused (some
     containers), an empty read-only tmpfs hides /proc instead; False if neither works.
     """
     flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
@@ -197,19 +261,83 @@ def own_proc(libc):
         return False
 
 
-def set_limits(limits, *, processes):
+def set_limits(limits):
+    """The rlimits every process of the sandbox runs under; the runner then forbids new processes itself."""
     import resource
 
     cpu = int(limits["cpu_seconds"])
-    # soft = hard: the kernel sends SIGKILL at the limit, which also stops a namespace's PID 1
-    # (that one ignores SIGXCPU), so a CPU timeout looks the same in every mode
+    # soft = hard: the kernel sends SIGKILL at the limit (not the SIGXCPU a program could catch or ignore),
+    # so a CPU timeout looks the same in every mode
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
-    if not processes:
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def process_filter(audit_arch, refused, clone, clone3, x32):
+    """The seccomp program (classic BPF) that refuses new processes, sessions and process groups.
+
+    Returns (code, jt, jf, k) tuples, `struct sock_filter`. A system call of
+    another ABI (32-bit calls from a 64-bit process, x32) is refused whatever it
+    is; clone is allowed only with CLONE_THREAD (a thread dies with its process);
+    clone3 fails with ENOSYS, because its flags are in memory the filter cannot
+    read, and the C library then falls back to clone for threads.
+    """
+    allow, deny, enosys, check_clone = "allow", "deny", "enosys", "clone"
+    code = [(BPF_LD_W_ABS, 4, None, None),  # seccomp_data.arch
+            (BPF_JEQ_K, audit_arch, None, deny),
+            (BPF_LD_W_ABS, 0, None, None)]  # seccomp_data.nr
+    if x32:
+        code.append((BPF_JGE_K, X32_SYSCALL_BIT, deny, None))
+    code += [(BPF_JEQ_K, number, deny, None) for number in refused]
+    code += [(BPF_JEQ_K, clone3, enosys, None), (BPF_JEQ_K, clone, None, allow)]
+    labels = {check_clone: len(code)}
+    code += [(BPF_LD_W_ABS, 16, None, None),  # the low half of seccomp_data.args[0] (little-endian): the flags
+             (BPF_JSET_K, CLONE_THREAD, allow, deny)]
+    for label, value in ((allow, SECCOMP_RET_ALLOW), (deny, SECCOMP_RET_ERRNO | EPERM),
+                         (enosys, SECCOMP_RET_ERRNO | ENOSYS)):
+        labels[label] = len(code)
+        code.append((BPF_RET_K, value, None, None))
+
+    def offset(index, label):
+        return 0 if label is None else labels[label] - index - 1
+
+    return [(op, offset(i, jt), offset(i, jf), k) for i, (op, k, jt, jf) in enumerate(code)]
+
+
+def forbid_new_processes(libc):
+    """RLIMIT_NPROC = 0 and, where this machine's system calls are known, the seccomp filter; True if filtered.
+
+    RLIMIT_NPROC alone is not enough: the kernel does not apply it to root
+    (uid 0 of the initial user namespace, with or without capabilities).
+    """
+    import resource
+    import struct
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    syscalls = PROCESS_SYSCALLS.get(os.uname().machine)
+    if libc is None or syscalls is None or sys.byteorder != "little" or struct.calcsize("P") != 8:
+        return False
+    ctypes = libc.ctypes
+    program = process_filter(*syscalls)
+    instructions = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *i) for i in program))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program), ctypes.addressof(instructions))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:  # what lets a process without CAP_SYS_ADMIN install a filter
+        return False
+    return libc.lib.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
+
+
+def load_libc():
+    """libc through ctypes, or None where there is none to load."""
+    try:
+        return _Libc()
+    except (ImportError, OSError, AttributeError):
+        return None
 
 
 def install_guard(workdir):
@@ -270,65 +398,339 @@ def exception_name(exc, builtin_names):
 
 
 def run_parts(parts):
-    """Execute the parts in one namespace; (outcome, detail)."""
+    """Execute the parts in one namespace; the verdict record (`passed`, `failed PART`, `error PART NAME`).
+
+    Called from `main` itself, so that the program runs exactly as deep in the
+    stack as it always has (where a deep recursion hits its limit depends on it).
+    """
     import builtins
     import random
 
     builtin_names = builtin_exception_names()
     random.seed(0)  # the same pseudo-random numbers on every run
     namespace = {"__name__": "seam_sandbox", "__builtins__": builtins}
-    for label, source in parts:
+    for index, (label, source) in enumerate(parts):
         try:
             code = compile(source, f"<{label}>", "exec")
             exec(code, namespace)
         except AssertionError:
-            return "failed", f"AssertionError in {label}"
+            return b"failed %d\n" % index
         except BaseException as exc:  # noqa: BLE001 - SystemExit, MemoryError, anything the program raises
-            return "error", f"{exception_name(exc, builtin_names)} in {label}"
-    return "passed", ""
+            return b"error %d %s\n" % (index, exception_name(exc, builtin_names).encode("ascii"))
+    return b"passed\n"
+
+
+def become_init(libc, status_w, verdict_w, inherited):
+    """PID 1 of the new namespace (the first process forked after unshare). Returns only in the runner.
+
+    Dies with the supervisor (parent-death signal; it is also in the
+    supervisor's process group, which the parent kills if the supervisor
+    overruns). Mounts the namespace's /proc, says whether that worked, starts
+    the runner, reaps every process of the namespace that ends, and once the
+    runner has ended writes its exit status and exits, which makes the kernel
+    kill whatever else is left in the namespace.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the one signal Python handles; the kernel drops the others
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    for fd in inherited:
+        os.close(fd)
+    proc = own_proc(libc)
+    libc.prctl(PR_SET_DUMPABLE, 0)  # no /proc/1/mem, environ or fd for the runner, with or without capabilities
+    os.write(status_w, b"proc %d\n" % proc)
+    runner = os.fork()
+    if runner == 0:  # the runner closes status_w itself (prepare_runner)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return
+    try:
+        os.close(verdict_w)
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == runner:
+                break
+        os.write(status_w, b"status %d\n" % os.waitstatus_to_exitcode(status))
+    finally:
+        os._exit(0)
+
+
+def prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor):
+    """In the runner, before the program: close what it must not hold, drop privileges, set limits and the guard.
+
+    Ends by writing `ready`, the first line on the verdict pipe, which only this
+    trusted code can write first.
+    """
+    for fd in inherited:
+        os.close(fd)
+    if kernel:
+        libc.drop_capabilities()  # raises if it cannot: then no `ready`, and the run is a setup error
+    elif libc is not None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the supervisor
+        if os.getppid() != supervisor:  # which died before that took effect
+            os._exit(1)
+    filtered = False
+    if not job["limits"]["processes"]:
+        filtered = forbid_new_processes(libc)
+    if job["guard"]:
+        install_guard(job["workdir"])
+    os.write(verdict_w, b"ready %d\n" % filtered)
+
+
+def wait_for(pid, fds, deadline):
+    """Wait until the child `pid` ends, or kill it at `deadline`; read the pipes `fds` meanwhile.
+
+    Reading while waiting means no writer ever blocks on a full pipe. Of each
+    pipe at most RECORD_BYTES are kept (the rest is read and dropped, and the
+    pipe marked as overflowed). Returns (Pipes, timed out, wait status).
+    """
+    pipes = Pipes(fds)
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
+        handle = -1
+    timed_out = False
+    try:
+        while True:
+            if handle < 0:  # no pidfd: poll
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    return pipes, False, status
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            watched = pipes.open + ([handle] if handle >= 0 else [])
+            ready, _, _ = select.select(watched, [], [], remaining if handle >= 0 else min(remaining, 0.01))
+            pipes.read([fd for fd in ready if fd != handle])
+            if handle >= 0 and handle in ready:
+                break
+    finally:
+        if handle >= 0:
+            os.close(handle)
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)  # not reaped yet, so this PID is still the child's
+    _, status = os.waitpid(pid, 0)
+    return pipes, timed_out, status
+
+
+class Pipes:
+    """The read ends of the pipes from the init and the runner, and the first RECORD_BYTES of each."""
+
+    def __init__(self, fds):
+        self.open = list(fds)
+        self.kept = {fd: bytearray() for fd in fds}
+        self.overflowed = set()
+
+    def read(self, ready):
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self.open.remove(fd)
+            elif len(self.kept[fd]) + len(chunk) <= RECORD_BYTES:
+                self.kept[fd] += chunk
+            else:
+                self.overflowed.add(fd)
+
+    def drain(self):
+        """What is left in the pipes, whose writers are dead or killed now; never blocks on a stray writer."""
+        while self.open:
+            ready, _, _ = select.select(self.open, [], [], 0)
+            if not ready:
+                break
+            self.read(ready)
+
+
+def kill_descendants():
+    """Kill and reap every child this process has left, until none is left.
+
+    Without the kernel layer the supervisor is a child subreaper, so every
+    process the runner started (in any session, after any number of forks) is
+    reparented to it when its parent dies: killing the children over and over
+    reaches them all. A child, not yet reaped, keeps its PID, so no other
+    process can be hit.
+    """
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            continue
+        children = own_children()
+        if not children:
+            return  # children this process cannot see; the parent's kill of the process group is what is left
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def own_children():
+    """The PIDs whose parent is this process, from /proc/*/stat."""
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 1 and int(fields[1]) == me:
+                found.append(int(entry))
+    return found
+
+
+def decide(records, overflowed, status, timed_out, labels, exception_names):
+    """(outcome, detail, seccomp filter applied) from what the runner wrote and how it ended; None: never ready.
+
+    `records` is what the runner wrote (its first RECORD_BYTES; `overflowed`
+    if there was more), `status` its exit status (negative: the signal that
+    killed it; None if unknown). Only two lines count: the first, which must
+    be `ready` (written before the program ran, so the runner's own), and the
+    last, which is taken for a verdict only when the runner then exited with
+    status 0 and the line is in the fixed format with a part that exists and
+    a built-in exception class. The detail is built here, from the labels
+    of the job.
+    """
+    lines = bytes(records).split(b"\n")
+    ready = READY.fullmatch(lines[0]) if len(lines) > 1 else None
+    if ready is None:
+        return ("timeout", "wall-clock limit", False) if timed_out else None
+    filtered = ready.group(1) == b"1"
+    said = lines[1:-1]  # the complete lines after `ready` (lines[-1] is whatever follows the last newline)
+    if status == 0 and said and lines[-1] == b"" and not overflowed:
+        verdict = VERDICT.fullmatch(said[-1])
+        if verdict is not None:
+            if verdict.group(0) == b"passed":
+                return "passed", "", filtered
+            index = int(verdict.group(1) or verdict.group(2))
+            name = (verdict.group(3) or b"AssertionError").decode("ascii")
+            if index < len(labels) and name in exception_names:
+                return ("failed" if verdict.group(1) else "error"), f"{name} in {labels[index]}", filtered
+    if timed_out:
+        return "timeout", "wall-clock limit", filtered
+    if status is None:
+        return "crashed", "invalid verdict", filtered
+    if status in (-signal.SIGKILL, -signal.SIGXCPU):
+        return "timeout", "CPU limit", filtered
+    if status < 0:
+        try:
+            return "crashed", f"killed by {signal.Signals(-status).name}", filtered
+        except ValueError:
+            return "crashed", f"killed by signal {-status}", filtered
+    if status == 0 and (said or lines[-1] or overflowed):
+        return "crashed", "invalid verdict", filtered
+    return "crashed", f"exited with status {status} before the tests finished", filtered
+
+
+def supervise(job, child, kernel, layers, libc, read_ends, nonce_fd):
+    """The supervisor after the fork: wall clock, reaping, verdict. Returns (nonce, the line for the parent)."""
+    verdict_r, status_r = read_ends
+    labels = [label for label, _ in job["parts"]]
+    exception_names = set(builtin_exception_names().values())
+    nonce = read_nonce(nonce_fd)
+    if libc is not None:
+        libc.prctl(PR_SET_DUMPABLE, 0)  # neither the runner nor anything else of its user reads this memory
+    fds = [verdict_r] + ([status_r] if kernel else [])
+    pipes, timed_out, status = wait_for(child, fds, time.monotonic() + float(job["limits"]["wall_seconds"]))
+    kill_descendants()  # the init is gone and with it the namespace; without one, what the runner started
+    pipes.drain()
+    status = os.waitstatus_to_exitcode(status)
+    proc = True
+    if kernel:  # that status is the init's; the runner's comes from the init
+        init_lines = bytes(pipes.kept[status_r]).split(b"\n")
+        proc = init_lines[0] == b"proc 1"
+        relayed = INIT_STATUS.fullmatch(init_lines[1]) if len(init_lines) > 2 else None
+        status = int(relayed.group(1)) if relayed else None
+    decided = decide(pipes.kept[verdict_r], verdict_r in pipes.overflowed, status, timed_out, labels,
+                     exception_names)
+    if decided is None:
+        code = "unknown" if status is None else status
+        return nonce, {"kind": "setup", "detail": f"the sandbox child exited with status {code} "
+                                                  "before running anything"}
+    outcome, detail, filtered = decided
+    isolation = list(layers)
+    if kernel and not proc:
+        isolation[isolation.index("PID namespace")] = "PID namespace (the machine's /proc still visible)"
+    if kernel:
+        isolation.append("no capabilities")
+    wanted = not job["limits"]["processes"]
+    isolation.append("resource limits" if filtered or not wanted else "resource limits (no seccomp filter)")
+    if job["guard"]:
+        isolation.append("audit-hook guard")
+    return nonce, {"kind": "verdict", "outcome": outcome, "detail": detail, "isolation": isolation}
+
+
+def read_nonce(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 256)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode("ascii", "replace")
+
+
+def read_job():
+    chunks = []
+    while True:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return json.loads(b"".join(chunks).decode("utf-8"))
 
 
 def main():
-    result_fd = int(sys.argv[1])
-    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    nonce, workdir = job["nonce"], job["workdir"]
+    result_fd, nonce_fd = int(sys.argv[1]), int(sys.argv[2])
+    job = read_job()
+    limits = job["limits"]
 
-    def report(**fields):
+    def report(nonce, fields):
         os.write(result_fd, (json.dumps({"nonce": nonce, **fields}, sort_keys=True) + "\n").encode("utf-8"))
 
-    layers, libc = [], None
+    layers, libc, kernel = [], None, False
     if job["kernel"] != "off":
         try:
-            layers, libc = isolate_kernel(workdir, job["limits"]["workdir_bytes"])
+            layers, libc = isolate_kernel(job["workdir"], limits["workdir_bytes"])
+            kernel = True
         except (OSError, AttributeError, ImportError) as exc:
             if job["kernel"] == "require":
-                report(kind="setup", detail=f"kernel isolation unavailable: {exc}")
+                report(read_nonce(nonce_fd), {"kind": "setup", "detail": f"kernel isolation unavailable: {exc}"})
                 return 0
-            layers, libc = [], None
-    os.chdir(workdir)
-    set_limits(job["limits"], processes=libc is not None)
-    if libc is not None:  # we hold the namespaces; the program runs as PID 1 of the new one
-        pid = os.fork()
-        if pid:
-            _, status, usage = os.wait4(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            report(kind="status", exit=code, cpu=usage.ru_utime + usage.ru_stime)
-            return 0
-        libc.prctl(PR_SET_PDEATHSIG, 9)  # SIGKILL if the parent side is killed (wall-clock limit)
-        if not own_proc(libc):
-            layers[layers.index("PID namespace")] = "PID namespace (the machine's /proc still visible)"
-        libc.drop_capabilities()
-        layers.append("no capabilities")
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    layers.append("resource limits")
-    if job["guard"]:
-        install_guard(workdir)
-        layers.append("audit-hook guard")
-    report(kind="ready", isolation=layers)
-    outcome, detail = run_parts(job["parts"])
-    report(kind="result", outcome=outcome, detail=detail)
+            layers = []
+    if libc is None:
+        libc = load_libc()
+    os.chdir(job["workdir"])
+    set_limits(limits)
+    verdict_r, verdict_w = os.pipe()
+    status_r, status_w = os.pipe() if kernel else (-1, -1)
+    if not kernel and libc is not None:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    supervisor = os.getpid()
+    child = os.fork()
+    if child:  # the supervisor
+        os.close(verdict_w)
+        if kernel:
+            os.close(status_w)
+        report(*supervise(job, child, kernel, layers, libc, (verdict_r, status_r), nonce_fd))
+        os._exit(0)  # nothing to flush or finalize, and finalizing an interpreter takes milliseconds
+    inherited = [fd for fd in (result_fd, nonce_fd, verdict_r, status_r) if fd >= 0]
+    if kernel:
+        become_init(libc, status_w, verdict_w, inherited)  # returns only in the runner it starts
+        inherited = [status_w]
+    prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor)
+    del inherited, report
+    record = run_parts(job["parts"])
+    os.write(verdict_w, record)
     os._exit(0)  # no atexit handlers or finalizers of the program run after the verdict
 
 
