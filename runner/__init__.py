@@ -8,4 +8,5 @@ aside), while every stage, the runner's resume included, reads a trace through
 """
 
 # Recorded in every trace row; bump it whenever what the runner sends or records changes.
-RUNNER_VERSION = "1"
+# 2: hostile replies are recorded (U+FFFD, null, unusable) instead of crashing; the key is redacted in every spelling.
+RUNNER_VERSION = "2"

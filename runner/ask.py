@@ -4,18 +4,29 @@ The result is an `Outcome`: the request as it was sent (url and body, built once
 here, so that the trace records exactly what went over the wire) and the full
 history of `Attempt`s that goes into the trace row. Secrets: the key enters
 only the headers handed to `transport.post`; every error text recorded passes
-through `apikey.redact`.
+through `apikey.redact` before it is cut short, never after.
+
+No reply crashes the run. A 2xx body becomes a row whatever its JSON holds:
+nested deeper than `MAX_REPLY_DEPTH` levels (or too deep for the parser) or
+with an integer too long to convert, the request fails with that reason; lone
+surrogate escapes ("\\udc80", which UTF-8 cannot carry) are recorded as
+U+FFFD and numbers JSON cannot carry (NaN, Infinity, 1e400) as null, and the
+row is then unusable with a reason saying so (`sanitize`), so that a trace row
+is always strict JSON and never a silent edit of what the server sent.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from common import jsonl
-from common.records import Attempt
+from common.records import Attempt, shown
 from runner.apikey import redact
 from runner.config import ModelConfig
 from runner.providers import Provider, Reply, ResponseShapeError
@@ -23,6 +34,9 @@ from runner.retry import FATAL_STATUSES, RetryPolicy, is_retryable_status, parse
 from runner.transport import Exchange, post
 
 ERROR_BODY_CHARS = 1000
+ERROR_TEXT_CHARS = 500  # an exception's text (transport errors)
+MAX_REPLY_DEPTH = 100  # provider replies nest about 8 levels; a trace row must read back well within Python's limit
+SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str from json.loads, a surrogate is always a lone one
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class Verdict:
     error: str | None = None
     reply: Reply | None = None
     response: dict | None = None
+    note: str | None = None  # what was changed in the reply to record it (makes a reply unusable)
 
 
 def canonical_body(body: dict) -> bytes:
@@ -53,10 +68,13 @@ def canonical_body(body: dict) -> bytes:
 
 def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_key: str | None,
         request_id: str, policy: RetryPolicy, pace: Callable[[], bool],
-        sleep: Callable[[float], bool]) -> Outcome | None:
+        sleep: Callable[[float], bool],
+        note_wait: Callable[[float, str], None] | None = None) -> Outcome | None:
     """All attempts for one request. `pace()` (the rate cap) and `sleep(seconds)` (the retry wait)
     return False when the run is stopping; the request is then abandoned (None) and, having no
-    row, is asked again on the next run."""
+    row, is asked again on the next run. `note_wait(until, header)` is told, before the wait
+    starts, when a server's Retry-After asks not to try again before Unix time `until`, so that
+    a run killed during the wait still honours it on the next run (runner.pending)."""
     url, headers, body = provider.build_request(config, message)
     if api_key is not None:
         headers = {**headers, **provider.auth_headers(api_key)}
@@ -77,27 +95,38 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_k
                                 http_status=exchange.status, error=verdict.error,
                                 retry_after=exchange.retry_after, retry_wait_s=None))
         if verdict.kind == "done":
-            reply = verdict.reply
-            return outcome("ok" if reply.problem is None else "unusable", reply.problem, verdict)
+            reason = reply_reason(verdict.reply.problem, verdict.note)
+            return outcome("ok" if reason is None else "unusable", reason, verdict)
         if verdict.kind in ("fail", "fatal"):
             return outcome("failed", verdict.error, fatal=verdict.kind == "fatal")
         if number == policy.max_retries:
             break
-        retry_after_s = parse_retry_after(exchange.retry_after, time.time())
+        now = time.time()
+        retry_after_s = parse_retry_after(exchange.retry_after, now)
         wait = retry_wait_s(policy, number + 1, retry_after_s, request_id)
         attempts[-1] = replace(attempts[-1], retry_wait_s=wait)
+        if retry_after_s is not None and wait > 0 and note_wait is not None:
+            note_wait(now + wait, exchange.retry_after)
         if not sleep(wait):
             return None
     return outcome("failed", f"gave up after {len(attempts)} attempts; last: {attempts[-1].error}", exhausted=True)
 
 
+def reply_reason(problem: str | None, note: str | None) -> str | None:
+    """Why a 2xx reply is unusable: the provider's problem first, then what recording it changed."""
+    return "; ".join(part for part in (problem, note) if part) or None
+
+
 def judge(exchange: Exchange, provider: Provider, config: ModelConfig, api_key: str | None) -> Verdict:
     """What one exchange means: a reply, or an error to retry, to record, or to stop the run on."""
     if exchange.error is not None:
-        return Verdict("retry", redact(exchange.error, api_key))
+        error = _cut(redact(exchange.error, api_key), ERROR_TEXT_CHARS)
+        if exchange.fatal:
+            return Verdict("fatal", f"{error} (check base_url {config.base_url} and the key's variable)")
+        return Verdict("retry", error)
     status = exchange.status
     if not 200 <= status <= 299:
-        detail = redact(_snippet(exchange.body), api_key)
+        detail = _snippet(exchange.body, api_key)
         error = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
         if is_retryable_status(status):
             return Verdict("retry", error)
@@ -106,14 +135,77 @@ def judge(exchange: Exchange, provider: Provider, config: ModelConfig, api_key: 
         return Verdict("fail", error)
     try:
         data = json.loads(exchange.body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return Verdict("retry", f"HTTP {status} with malformed JSON ({exc}): "
-                                f"{redact(_snippet(exchange.body), api_key)}")
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # most likely a body cut short: ask again
+        return Verdict("retry", f"HTTP {status} with malformed JSON ({exc}): {_snippet(exchange.body, api_key)}")
+    except RecursionError:
+        return Verdict("fail", f"HTTP {status} with JSON nested too deeply to read (more than "
+                               f"{MAX_REPLY_DEPTH} levels): {_snippet(exchange.body, api_key)}")
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        return Verdict("fail", f"HTTP {status} with JSON that cannot be read ({_cut(str(exc), 200)}): "
+                               f"{_snippet(exchange.body, api_key)}")
+    if _depth(data) > MAX_REPLY_DEPTH:
+        return Verdict("fail", f"HTTP {status} with JSON nested too deeply to read (more than "
+                               f"{MAX_REPLY_DEPTH} levels): {_snippet(exchange.body, api_key)}")
+    data, note = sanitize(data)
     try:
         reply = provider.parse_response(data)
     except ResponseShapeError as exc:
         return Verdict("fail", f"HTTP {status} with an unexpected response: {exc}")
-    return Verdict("done", reply=reply, response=data)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:  # a shape no check foresaw
+        return Verdict("fail", f"HTTP {status} with an unexpected response: {type(exc).__name__}: "
+                               f"{_cut(redact(str(exc), api_key), ERROR_TEXT_CHARS)}")
+    return Verdict("done", reply=reply, response=data, note=note)
+
+
+def _depth(value: Any) -> int:
+    """How deeply a parsed JSON value nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((inner, level + 1) for inner in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def sanitize(data: Any, *, root: str = "response", what: str = "the reply") -> tuple[Any, str | None]:
+    """`data` made recordable as strict UTF-8 JSON, and a note of what that changed (None if nothing).
+
+    Lone surrogates (in strings or object keys) become U+FFFD; NaN, Infinity and
+    numbers too large for a float become null. The note names how many and where
+    the first one was, e.g. `response.choices[0].message.content` (`root` names the
+    value, `what` the thing in the note).
+    """
+    found = {"surrogates": 0, "numbers": 0}
+    first: dict[str, str] = {}
+
+    def walk(item: Any, where: str) -> Any:
+        if isinstance(item, str):
+            count = len(SURROGATE.findall(item))
+            if count:
+                found["surrogates"] += count
+                first.setdefault("surrogates", where)
+                return SURROGATE.sub("\ufffd", item)
+            return item
+        if isinstance(item, float) and not math.isfinite(item):
+            found["numbers"] += 1
+            first.setdefault("numbers", where)
+            return None
+        if isinstance(item, dict):
+            return {walk(key, f"{where} (a key)"): walk(inner, f"{where}.{key}") for key, inner in item.items()}
+        if isinstance(item, list):
+            return [walk(inner, f"{where}[{index}]") for index, inner in enumerate(item)]
+        return item
+
+    cleaned = walk(data, root)
+    notes = []
+    if found["surrogates"]:
+        notes.append(f"{what} held {found['surrogates']} lone surrogate escape(s), which are not Unicode "
+                     f"text (the first in {_cut(SURROGATE.sub('?', first['surrogates']), 120)}); recorded as U+FFFD")
+    if found["numbers"]:
+        notes.append(f"{what} held {found['numbers']} number(s) JSON cannot carry, NaN or Infinity (the first "
+                     f"in {_cut(SURROGATE.sub('?', first['numbers']), 120)}); recorded as null")
+    return cleaned, "; ".join(notes) or None
 
 
 def _hint(status: int, config: ModelConfig) -> str:
@@ -123,11 +215,15 @@ def _hint(status: int, config: ModelConfig) -> str:
         if config.api_key_env is None:
             return "the config names no api_key_env, so no key was sent; add api_key_env to the config"
         return f"check the API key in the environment variable {config.api_key_env}"
-    return f"check the model name {config.model!r} and base_url {config.base_url}"
+    return f"check the model name {shown(config.model)} and base_url {config.base_url}"
 
 
-def _snippet(body: bytes | None) -> str:
+def _snippet(body: bytes | None, api_key: str | None) -> str:
+    """The start of a body for an error message: the key redacted first, then cut (never the other way)."""
     if not body:
         return ""
-    text = body.decode("utf-8", errors="replace").strip()
-    return text if len(text) <= ERROR_BODY_CHARS else text[:ERROR_BODY_CHARS] + "…"
+    return _cut(redact(body.decode("utf-8", errors="replace").strip(), api_key), ERROR_BODY_CHARS)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

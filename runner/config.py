@@ -5,24 +5,40 @@ silently: unknown keys, wrong types and out-of-range values are `UserError`s
 naming the file, the key (with its line when it can be found) and what was
 expected. The API key itself never appears here, only the name of the
 environment variable that holds it (`runner.apikey` reads it).
+
+Everything that would otherwise fail mid-run is refused here, in one line:
+numbers a clock or a socket cannot take (`timeout_s` above a day,
+`requests_per_minute` below one an hour), `[params]` values a JSON body cannot
+carry (TOML dates and times, nan, inf), and a `base_url` that does not parse
+as an http(s) URL with a host and a port from 1 to 65535, or that holds
+white space, credentials, a query or a fragment. Values are quoted cut short
+(`common.records.shown`), credentials in a URL never.
 """
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import math
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from common.errors import UserError
+from common.records import shown
 from runner import providers
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
 MAX_CONCURRENCY = 256
+MAX_TIMEOUT_S = 86400.0  # one day: far above any reply, far below what a socket or a clock overflows at
+MIN_REQUESTS_PER_MINUTE = 1 / 3600  # one attempt an hour; fewer would wait past what a clock can take
+HOST_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")  # a host name (after IDNA) or an IPv4 address
+CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
 @dataclass(frozen=True)
@@ -54,10 +70,10 @@ KEYS: dict[str, tuple[str, bool, str]] = {
     "api_key_env": ("str", False, "the name of an environment variable"),
     "temperature": ("number", False, "a number >= 0"),
     "max_tokens": ("int", True, "an integer >= 1 (the output limit)"),
-    "timeout_s": ("number", False, "a number of seconds > 0"),
+    "timeout_s": ("number", False, f"a number of seconds > 0 and at most {MAX_TIMEOUT_S:g} (one day)"),
     "concurrency": ("int", False, f"an integer from 1 to {MAX_CONCURRENCY}"),
     "max_retries": ("int", False, "an integer >= 0"),
-    "requests_per_minute": ("number", False, "a number > 0"),
+    "requests_per_minute": ("number", False, "a number >= 1/3600 (one attempt an hour)"),
     "max_tokens_field": ("str", False, "one of " + ", ".join(MAX_TOKENS_FIELDS) + " (openai only)"),
     "params": ("table", False, "a table of extra request-body parameters"),
 }
@@ -89,7 +105,7 @@ def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConf
 
     for key in raw:
         if key not in KEYS:
-            raise fail(key, f"unknown key {key!r}; expected one of {', '.join(KEYS)}")
+            raise fail(key, f"unknown key {shown(key)}; expected one of {', '.join(KEYS)}")
     for key, (kind, required, expected) in KEYS.items():
         if key not in raw:
             if required:
@@ -100,35 +116,42 @@ def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConf
 
     values = dict(raw)
     if not NAME_PATTERN.fullmatch(values["name"]):
-        raise fail("name", f"key 'name' must be {KEYS['name'][2]}, got {values['name']!r}")
+        raise fail("name", f"key 'name' must be {KEYS['name'][2]}, got {shown(values['name'])}")
     if values["provider"] not in providers.NAMES:
-        raise fail("provider", f"key 'provider' must be {KEYS['provider'][2]}, got {values['provider']!r}")
+        raise fail("provider", f"key 'provider' must be {KEYS['provider'][2]}, got {shown(values['provider'])}")
     if not values["model"].strip():
         raise fail("model", "key 'model' must not be empty")
+    if re.search(r"[\x00-\x1f\x7f]", values["model"]):
+        raise fail("model", f"key 'model' must not contain control characters, got {shown(values['model'])}")
     provider = providers.get(values["provider"])
     base_url = values.get("base_url", provider.DEFAULT_BASE_URL).rstrip("/")
-    if not re.match(r"https?://[^/\s]+", base_url):
-        raise fail("base_url", f"key 'base_url' must be {KEYS['base_url'][2]}, got {values['base_url']!r}")
+    problem = url_problem(base_url)
+    if problem:
+        raise fail("base_url", f"key 'base_url' {problem}")
     if "api_key_env" in values and not ENV_PATTERN.fullmatch(values["api_key_env"]):
         raise fail("api_key_env", f"key 'api_key_env' must be {KEYS['api_key_env'][2]}, "
-                                  f"got {values['api_key_env']!r}")
+                                  f"got {shown(values['api_key_env'])}")
     checks = {
         "temperature": lambda v: v >= 0,
         "max_tokens": lambda v: v >= 1,
-        "timeout_s": lambda v: v > 0,
+        "timeout_s": lambda v: 0 < v <= MAX_TIMEOUT_S,
         "concurrency": lambda v: 1 <= v <= MAX_CONCURRENCY,
         "max_retries": lambda v: v >= 0,
-        "requests_per_minute": lambda v: v > 0,
+        "requests_per_minute": lambda v: v >= MIN_REQUESTS_PER_MINUTE,
     }
     for key, ok in checks.items():
         if key in values and not ok(values[key]):
-            raise fail(key, f"key {key!r} must be {KEYS[key][2]}, got {values[key]!r}")
+            raise fail(key, f"key {key!r} must be {KEYS[key][2]}, got {shown(values[key])}")
     if "max_tokens_field" in values:
         if values["provider"] != "openai":
             raise fail("max_tokens_field", "key 'max_tokens_field' applies to provider 'openai' only")
         if values["max_tokens_field"] not in MAX_TOKENS_FIELDS:
             raise fail("max_tokens_field", f"key 'max_tokens_field' must be {KEYS['max_tokens_field'][2]}, "
-                                           f"got {values['max_tokens_field']!r}")
+                                           f"got {shown(values['max_tokens_field'])}")
+    for key_path, problem in _json_problems(values.get("params", {})):
+        line = _line_of_param(text, key_path)
+        where = f"{path}:{line}" if line else path
+        raise UserError(f"{where}: [params] key {_dotted(key_path)!r} is {problem}")
 
     config = ModelConfig(
         path=path,
@@ -169,7 +192,7 @@ def _has_kind(value: Any, kind: str) -> bool:
 def _describe(value: Any) -> str:
     kinds = {bool: "a boolean", str: "a string", int: "an integer", float: "a number", dict: "a table",
              list: "an array"}
-    return f"{kinds.get(type(value), type(value).__name__)} ({value!r})"
+    return f"{kinds.get(type(value), type(value).__name__)} ({shown(value)})"
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -177,3 +200,93 @@ def _line_of(text: str, key: str) -> int | None:
     pattern = re.compile(rf"^[ \t]*(?:\[[ \t]*)?[\"']?{re.escape(key)}[\"']?[ \t]*(?:=|\])", re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` is no usable base URL (the text after "key 'base_url' "), or None.
+
+    Parsed with urllib.parse, as the HTTP library will parse it: scheme http or
+    https, a host (a name, an IPv4 address or a bracketed IPv6 one), a port
+    from 1 to 65535 if any, no credentials, query or fragment (the runner
+    appends the endpoint's path), and no white space or control character
+    anywhere (urllib.parse would silently drop some of them).
+    """
+    quoted = shown(masked(url))
+    expected = "must be an http:// or https:// URL with a host and, if any, a port from 1 to 65535"
+    if CONTROL_OR_SPACE.search(url):
+        return f"must not contain white space or control characters, got {quoted}"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"{expected}, got {quoted} ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{expected}, got {quoted}"
+    if "@" in parts.netloc:
+        return ("must not hold credentials (user:password@), which would be written into every trace row; "
+                f"give the key through api_key_env; got {quoted}")
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        return f"must not have a query (?...) or fragment (#...): the endpoint's path is appended to it; got {quoted}"
+    if port == 0:
+        return f"{expected}, got {quoted} (port 0)"
+    host = parts.hostname or ""
+    if parts.netloc.startswith("["):
+        try:
+            ipaddress.IPv6Address(host.partition("%")[0])
+        except ValueError:
+            return f"{expected}, got {quoted} (not an IPv6 address: {shown(host)})"
+    else:
+        try:
+            ascii_host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            ascii_host = ""
+        if not HOST_PATTERN.fullmatch(ascii_host):
+            return f"{expected}, got {quoted} (not a host name: {shown(host)})"
+    return None
+
+
+def masked(url: str) -> str:
+    """`url` with any user:password@ replaced by <credentials>@, for messages."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1<credentials>@", url)
+
+
+def _json_problems(value: Any, key_path: tuple = ()):
+    """(key path, problem) for each [params] value a JSON body cannot carry: TOML dates and times, nan, inf."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _json_problems(inner, (*key_path, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _json_problems(inner, (*key_path, index))
+    elif isinstance(value, datetime.date | datetime.time):
+        yield key_path, f"a TOML date/time ({value}), which JSON cannot carry; write it as a string"
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield key_path, f"{value}, which JSON cannot carry"
+
+
+def _dotted(key_path: tuple) -> str:
+    """A [params] key path as TOML would write it (`a.b`), list positions as `[i]`."""
+    text = ""
+    for part in key_path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            name = part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else '"' + part.replace('"', '\\"') + '"'
+            text += ("." if text else "") + name
+    return shown(text)[1:-1] if len(text) > 60 else text
+
+
+def _line_of_param(text: str, key_path: tuple) -> int | None:
+    """The line of a [params] entry: its last key's assignment after the [params...] header, or the header."""
+    header = re.search(r"^[ \t]*\[[ \t]*params\b", text, re.MULTILINE)
+    if header is None:
+        return _line_of(text, "params")
+    names = [part for part in key_path if isinstance(part, str)]
+    if names:
+        last = re.escape(names[-1])
+        pattern = re.compile(rf"^[ \t]*(?:[^=\n]*\.)?[\"']?{last}[\"']?[ \t]*=|[{{,][ \t]*[\"']?{last}[\"']?[ \t]*=",
+                             re.MULTILINE)
+        match = pattern.search(text, header.start())
+        if match:
+            return text.count("\n", 0, match.start()) + 1
+    return text.count("\n", 0, header.start()) + 1

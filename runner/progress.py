@@ -46,3 +46,12 @@ class Progress:
             return
         self.last_print = now
         self.stream.flush()
+
+    def notice(self, text: str) -> None:
+        """A line of its own (e.g. a wait), kept apart from the progress line redrawn on a terminal."""
+        if self.stream is None:
+            return
+        self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
+        self.stream.flush()
+        if self.tty:
+            self.last_print = None

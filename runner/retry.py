@@ -45,11 +45,11 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
         pass
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        if when is None or when.tzinfo is None:
+            return None
+        return max(0.0, when.timestamp() - now)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - now)
 
 
 def retry_wait_s(policy: RetryPolicy, retry_number: int, retry_after_s: float | None,
@@ -61,6 +61,6 @@ def retry_wait_s(policy: RetryPolicy, retry_number: int, retry_after_s: float | 
     """
     if retry_after_s is not None:
         return round(min(retry_after_s, policy.max_retry_after_s), 3)
-    step = min(policy.cap_s, policy.base_s * 2 ** (retry_number - 1))
+    step = min(policy.cap_s, policy.base_s * 2.0 ** min(retry_number - 1, 64))  # no overflow at retry 1,025
     draw = random.Random(f"{jitter_key}#{retry_number}").random()
     return round(step / 2 + draw * step / 2, 3)

@@ -2,15 +2,22 @@
 
 Filters mean the same for both inputs: conditions and sources by name, and
 `limit` keeps the first N clusters (in input order) after the source filter.
+A request file must hold Unicode text: a lone surrogate escape ("\\udc80",
+which JSON allows and UTF-8 cannot carry) is refused naming file, line and
+field. Ids and values are quoted cut short in every message.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 from common import records
 from common.errors import UserError
-from common.records import Request
+from common.records import Request, shown
+
+SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def benchmark_requests(*, conditions=None, sources=None, limit: int | None = None) -> list[Request]:
@@ -25,8 +32,9 @@ def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int
     first: dict[str, str] = {}  # id -> the line it first appears on
     for where, request in records.read(path, Request):
         line = where.rpartition(":")[2]
+        check_text(request, where)
         if request.id in first:
-            raise UserError(f"{where}: request id {request.id!r} appears twice (first at line "
+            raise UserError(f"{where}: request id {shown(request.id)} appears twice (first at line "
                             f"{first[request.id]}); each id gets one final trace row")
         first[request.id] = line
         requests.append(request)
@@ -54,9 +62,20 @@ def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int
     return requests
 
 
+def check_text(request: Request, where: str) -> None:
+    """Refuse a request whose strings UTF-8 cannot carry (it could be neither sent nor recorded)."""
+    for item in dataclasses.fields(request):
+        value = getattr(request, item.name)
+        match = SURROGATE.search(value) if isinstance(value, str) else None
+        if match:
+            raise UserError(f"{where}: field {item.name!r} holds a lone surrogate (U+{ord(match.group()):04X} at "
+                            f"character {match.start() + 1}), which UTF-8 cannot carry; the request file must "
+                            "hold Unicode text")
+
+
 def check_unique_ids(requests: list[Request]) -> None:
     seen = set()
     for request in requests:
         if request.id in seen:
-            raise UserError(f"request id {request.id!r} appears twice; each id gets one final trace row")
+            raise UserError(f"request id {shown(request.id)} appears twice; each id gets one final trace row")
         seen.add(request.id)

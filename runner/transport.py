@@ -5,6 +5,12 @@ an `Exchange` with `error` set, so every attempt, good or bad, becomes a row in
 the trace's attempt history. `timeout_s` bounds both the wait for any byte and
 the whole response: a server that trickles bytes is cut off at the first byte
 after `timeout_s` (so within about twice `timeout_s` in all).
+
+A request that cannot even be built (an invalid URL or header, which the
+config check should have refused) is an `Exchange` marked `fatal`: it would
+fail the same way at every attempt and for every request. Error texts are
+kept whole here: the caller redacts the key before it cuts them short
+(`runner.ask`), so that a key is never cut in half and half-redacted.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ class Exchange:
     retry_after: str | None
     body: bytes | None
     error: str | None
+    fatal: bool = False  # the request could not be sent at all (invalid URL or header): never retried
 
 
 def utc_now() -> str:
@@ -56,16 +63,20 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
                                 error=f"timed out: the response took longer than {timeout_s:g} s")
             return done(status=response.status_code, retry_after=response.headers.get("Retry-After"),
                         body=b"".join(chunks), error=None)
+    except (requests.exceptions.InvalidURL, requests.exceptions.InvalidHeader, requests.exceptions.InvalidSchema,
+            requests.exceptions.MissingSchema, urllib3.exceptions.LocationValueError, UnicodeEncodeError) as exc:
+        return done(status=None, retry_after=None, body=None, error=f"cannot send the request: {_text(exc)}",
+                    fatal=True)
     except (requests.exceptions.Timeout, requests.exceptions.ConnectionError,
             urllib3.exceptions.ReadTimeoutError) as exc:
         # urllib3 reports a read timeout inside ConnectionError when it happens mid-body.
         timed_out = (isinstance(exc, requests.exceptions.Timeout | urllib3.exceptions.ReadTimeoutError)
                      or "timed out" in str(exc).lower())
         kind = "timed out" if timed_out else "connection error"
-        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_short(exc)}")
+        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_text(exc)}")
     except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
         # e.g. ChunkedEncodingError or IncompleteRead: the body was cut short
-        return done(status=None, retry_after=None, body=None, error=f"transfer error: {_short(exc)}")
+        return done(status=None, retry_after=None, body=None, error=f"transfer error: {_text(exc)}")
 
 
 def _arriving_chunks(response):
@@ -83,6 +94,6 @@ def _arriving_chunks(response):
         yield chunk
 
 
-def _short(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}"
-    return text if len(text) <= 500 else text[:500] + "…"
+def _text(exc: BaseException) -> str:
+    """The exception as text, whole: cut only after the key is redacted from it (runner.ask)."""
+    return f"{type(exc).__name__}: {exc}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -160,3 +161,76 @@ def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, m
                           "--conditions", "clean", "--clusters", "3"])
     assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "limit": 3}]
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+BAD_CONFIGS = [  # (TOML lines added to a good config, what the one line of error says)
+    ("timeout_s = 1e10", r"m\.toml:\d+: key 'timeout_s' must be .* at most 86400"),
+    ("timeout_s = 9223372036854775807", r"m\.toml:\d+: key 'timeout_s' must be .* at most 86400"),
+    ("requests_per_minute = 1e-9", r"m\.toml:\d+: key 'requests_per_minute' must be a number >= 1/3600"),
+    ("[params]\nwhen = 1979-05-27T07:32:00Z", r"m\.toml:\d+: \[params\] key 'when' is a TOML date/time"),
+    ("[params]\nlogit_bias = {a = nan}", r"m\.toml:\d+: \[params\] key 'logit_bias\.a' is nan"),
+    ('base_url = "http://[::1"', r"m\.toml:\d+: key 'base_url' must be an http:// or https:// URL with a host"),
+    ('base_url = "http://127.0.0.1:99999/v1"', r"m\.toml:\d+: key 'base_url' .* port"),
+    ('base_url = "http://127.0.0.1:9/v1\\n"', r"m\.toml:\d+: key 'base_url' must not contain white space"),
+]
+
+
+@pytest.mark.parametrize(("lines", "expected"), BAD_CONFIGS)
+@pytest.mark.parametrize("dry_run", [False, True], ids=["run", "dry-run"])
+def test_a_bad_config_is_one_line_before_anything_is_sent(tmp_path, files, capsys, lines, expected, dry_run):
+    _, requests, out = files
+    with serve() as server:
+        keys = config_keys(server, "openai", timeout_s=None, max_retries=1)
+        if "base_url" in lines:
+            del keys["base_url"]
+        config = tmp_path / "m.toml"
+        table = "\n".join(line for line in lines.splitlines())
+        config.write_text(toml_text(keys) + table + "\n")
+        args = ["--dry-run"] if dry_run else ["--out", str(out)]
+        code = seam.main(["run", str(config), "--requests", str(requests), *args])
+        assert server.received == []
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("seam.py run: error: ") and re.search(expected, line), line
+
+
+def test_a_lone_surrogate_in_a_request_file_is_one_line(tmp_path, files, capsys):
+    rows, _, out = files
+    bad = tmp_path / "bad.jsonl"
+    # written as the escape \udc80, which JSON allows and UTF-8 cannot carry
+    bad.write_text(jsonl.dumps(rows[0].to_row()) + jsonl.dumps(rows[1].to_row()).replace("btw lunch", "btw \\udc80"),
+                   encoding="utf-8")
+    with serve() as server:
+        codes = [seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(bad), *args])
+                 for args in (["--out", str(out)], ["--dry-run"])]
+        assert server.received == []
+    captured = capsys.readouterr()
+    assert codes == [2, 2] and captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 2 and lines[0] == lines[1]
+    assert re.search(r"bad\.jsonl:2: field 'message' holds a lone surrogate \(U\+DC80 at character \d+\), which "
+                     r"UTF-8 cannot carry", lines[0]), lines[0]
+
+
+def test_a_huge_id_is_quoted_cut_short(tmp_path, files, capsys):
+    rows, _, out = files
+    cluster = "c" * 100_000
+    huge = [dataclasses.replace(row, id=f"{cluster}/{row.condition}", cluster=cluster) for row in rows[:2]]
+    write_requests(tmp_path / "dup.jsonl", [huge[0], huge[1], huge[0]])
+    with serve() as server:
+        code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(tmp_path / "dup.jsonl"),
+                          "--out", str(out)])
+        assert code == 2
+        write_requests(tmp_path / "ok.jsonl", huge)
+        assert seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(tmp_path / "ok.jsonl"),
+                          "--out", str(out)]) == 0
+        changed = [dataclasses.replace(huge[0], message=huge[0].message + "!"), huge[1]]
+        write_requests(tmp_path / "changed.jsonl", changed)
+        assert seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(tmp_path / "changed.jsonl"),
+                          "--out", str(out)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(errors) == 2
+    assert "dup.jsonl:3: request id 'cccc" in errors[0] and "appears twice (first at line 1)" in errors[0]
+    assert "was run with message_sha256" in errors[1]
+    assert all(len(line) < 500 and "(100,008 characters)" in line for line in errors), [len(e) for e in errors]

@@ -84,6 +84,40 @@ MISTAKES = [  # (old text, new text, the error expected), the file being model.t
     ("[params]\nseed = 0", "params = 3", r":13: key 'params' must be a table"),
     ("max_tokens = 4096", 'max_tokens = 4096\nmax_tokens_field = "max_output"',
      r":8: key 'max_tokens_field' must"),
+    # numbers past what a clock or a socket can take (OverflowError mid-run, once)
+    ("timeout_s = 120", "timeout_s = 1e10",
+     r":8: key 'timeout_s' must be a number of seconds > 0 and at most 86400 \(one day\), got 10000000000\.0$"),
+    ("timeout_s = 120", "timeout_s = 1e300", r":8: key 'timeout_s' must be .* at most 86400"),
+    ("timeout_s = 120", "timeout_s = 9223372036854775807", r":8: key 'timeout_s' must be .* at most 86400"),
+    ("timeout_s = 120", "timeout_s = 86400.5", r":8: key 'timeout_s' must be .* at most 86400"),
+    ("requests_per_minute = 300", "requests_per_minute = 1e-9",
+     r":11: key 'requests_per_minute' must be a number >= 1/3600 \(one attempt an hour\), got 1e-09$"),
+    # [params] values a JSON body cannot carry (TypeError, or a bare NaN on the wire, once)
+    ("seed = 0", "seed = 1979-05-27T07:32:00Z",
+     r":14: \[params\] key 'seed' is a TOML date/time \(1979-05-27 07:32:00\+00:00\), which JSON cannot "
+     r"carry; write it as a string"),
+    ("seed = 0", "seed = 0\n[params.extra]\nday = 1979-05-27", r":16: \[params\] key 'extra.day' is a TOML date/time"),
+    ("seed = 0", "seed = 0\nstop = [1, 07:32:00]", r":15: \[params\] key 'stop\[1\]' is a TOML date/time"),
+    ("seed = 0", "seed = nan", r":14: \[params\] key 'seed' is nan, which JSON cannot carry"),
+    ("seed = 0", "seed = 0\nbias = {a = -inf}", r":15: \[params\] key 'bias.a' is -inf, which JSON cannot carry"),
+    # base_url: parsed, not just checked as a prefix (InvalidURL at every attempt, retried, once)
+    ('base_url = "https://example.test/v1/"', 'base_url = "http://[::1/v1"',
+     r":4: key 'base_url' must be an http:// or https:// URL with a host .*'http://\[::1/v1' \(Invalid IPv6 URL\)"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "http://127.0.0.1:99999/v1"',
+     r":4: key 'base_url' .* port .*1 to 65535.*'http://127\.0\.0\.1:99999/v1'"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "http://127.0.0.1:0/v1"', r":4: key 'base_url' .* port"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "http://127.0.0.1:80a/v1"', r":4: key 'base_url' .* port"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "http://127.0.0.1:8080/v1\\n"',
+     r":4: key 'base_url' must not contain white space or control characters, got 'http://127\.0\.0\.1:8080/v1\\n'"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "https://exa mple.test/v1"',
+     r":4: key 'base_url' must not contain white space"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "https:///v1"', r":4: key 'base_url' .* with a host"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "https://exa$mple.test/v1"', r":4: key 'base_url' .* host"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "https://example.test/v1?key=abc"',
+     r":4: key 'base_url' must not have a query \(\?\.\.\.\) or fragment"),
+    ('base_url = "https://example.test/v1/"', 'base_url = "https://u:p@example.test/v1"',
+     r":4: key 'base_url' must not hold credentials \(user:password@\)"),
+    ('model = "gpt-x"', 'model = "gpt-x\\n"', r":3: key 'model' must not contain control characters"),
 ]
 
 
@@ -92,6 +126,21 @@ def test_config_mistakes_name_file_line_and_expectation(tmp_path, old, new, expe
     assert old in GOOD
     with pytest.raises(UserError, match=r"model\.toml" + expected):
         load_config(write(tmp_path, GOOD.replace(old, new)))
+
+
+@pytest.mark.parametrize("url", ["https://example.test/v1", "http://127.0.0.1:8080/v1", "http://[::1]:8080/v1",
+                                 "http://localhost/v1", "https://my_host.internal:443", "http://127.0.0.1:65535"])
+def test_good_base_urls_still_load(tmp_path, url):
+    config = load_config(write(tmp_path, GOOD.replace("https://example.test/v1/", url)))
+    assert config.base_url == url
+
+
+def test_a_huge_value_is_quoted_cut_short(tmp_path):
+    for old, new in (('name = "gpt-x-2026-01"', 'name = "' + "x y" * 50_000 + '"'),
+                     ("timeout_s = 120", 'timeout_s = "' + "9" * 100_000 + '"')):
+        with pytest.raises(UserError) as error:
+            load_config(write(tmp_path, GOOD.replace(old, new)))
+        assert len(str(error.value)) < 300 and "characters)" in str(error.value)
 
 
 def test_not_toml_and_missing_file(tmp_path):

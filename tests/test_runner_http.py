@@ -365,3 +365,16 @@ def test_a_second_run_on_a_trace_in_use_is_refused_before_sending_anything(tmp_p
             go(config, make_requests(2), out)
         assert server.received == []
     assert out.read_bytes() == b""
+
+
+def test_a_request_that_cannot_be_sent_fails_once_and_stops_the_run(tmp_path):
+    """An invalid URL or header the config check did not catch: no retries, one failed row, the run stops."""
+    rows = make_requests(3)
+    with serve() as server:
+        config = write_config(tmp_path / "m.toml", server, "openai", concurrency=1)
+        broken = dataclasses.replace(config, base_url=server.url.replace("127.0.0.1", "[::1") + "/v1")
+        summary, _ = go(broken, rows, tmp_path / "t.jsonl")
+        assert server.received == []
+    assert summary.asked == 1 and "cannot send the request: InvalidURL" in summary.stopped
+    (trace,) = final_traces(tmp_path / "t.jsonl").values()
+    assert trace.status == "failed" and len(trace.attempts) == 1 and trace.attempts[0].http_status is None

@@ -6,8 +6,17 @@ support/samples.py). The server answers by path
 (/chat/completions: OpenAI, /messages: Anthropic, :generateContent: Gemini) and
 by a per-message script: the k-th time a message arrives it gets the k-th
 behaviour of its script ("ok" once the script runs out). It records every
-request it receives (path, headers, raw body) so tests can check exactly what
-was sent.
+request it receives (path, headers, raw body, arrival time) so tests can check
+exactly what was sent, and when.
+
+Behaviours (a script step is "name" or "name:arg"): ok, empty, truncated,
+filter, bare, drop, slow[:s], trickle:s, 429[:seconds|date], any other status
+code (its error body echoes the credentials received; ":N" puts N filler
+characters before them, ":u" writes them as \\uXXXX escapes), malformed,
+shape, and replies that are valid HTTP but hostile JSON: echo (the output
+echoes the credentials), echo-u (the same, as \\uXXXX escapes), surrogate (a
+lone surrogate escape in the output), deep:N (an extra field nested N levels
+deep), bigint (an integer of 5,000 digits), nan and inf (non-finite numbers).
 """
 
 from __future__ import annotations
@@ -73,7 +82,7 @@ class Handler(BaseHTTPRequestHandler):
         server = self.server
         with server.lock:
             server.received.append({"path": self.path, "headers": dict(self.headers), "raw": raw,
-                                    "body": body, "kind": kind})
+                                    "body": body, "kind": kind, "at": time.time()})
             server.in_flight += 1
             server.max_in_flight = max(server.max_in_flight, server.in_flight)
         try:
@@ -99,11 +108,25 @@ class Handler(BaseHTTPRequestHandler):
         if name == "429":
             retry_after = formatdate(time.time() + 1, usegmt=True) if arg == "date" else (arg or "0")
             return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": retry_after})
+        key = (self.headers.get("Authorization") or self.headers.get("x-api-key")
+               or self.headers.get("x-goog-api-key"))
         if name.isdigit():
             # error bodies echo the credentials the client sent, as some real servers do, to test redaction
-            key = (self.headers.get("Authorization") or self.headers.get("x-api-key")
-                   or self.headers.get("x-goog-api-key"))
-            return self._send(int(name), {"error": {"message": f"fault {name}; credentials {key}"}})
+            filler = "." * int(arg) if arg.isdigit() else ""
+            payload = {"error": {"message": f"fault {name}; {filler}credentials {SLOT}"}}
+            return self._send_raw(int(name), _fill(payload, key, escaped=arg == "u"))
+        if name in ("echo", "echo-u"):  # a model that repeats the credentials in its output
+            payload = RESPONSES[kind](body, message, "ok")
+            _replace_text(payload, edited(message), f"{edited(message)} credentials {SLOT}")
+            return self._send_raw(200, _fill(payload, key, escaped=name == "echo-u"))
+        if name in HOSTILE:
+            payload = RESPONSES[kind](body, message, "ok")
+            marker = "@@HOSTILE@@"
+            if name == "surrogate":
+                _replace_text(payload, edited(message), f"{edited(message)}{marker}")
+                return self._send_raw(200, json.dumps(payload).replace(marker, "\\udc80").encode())
+            payload["extra"] = marker
+            return self._send_raw(200, json.dumps(payload).replace(json.dumps(marker), HOSTILE[name](arg)).encode())
         if name == "malformed":
             return self._send_raw(200, b'{"choices": [{"message": ')
         if name == "shape":
@@ -137,6 +160,33 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+SLOT = "@@CREDENTIALS@@"
+HOSTILE = {  # behaviour -> the JSON text put in the reply's "extra" field (not for surrogate)
+    "surrogate": None,
+    "deep": lambda arg: "[" * int(arg or 50_000) + "]" * int(arg or 50_000),
+    "bigint": lambda arg: "7" * 5000,
+    "nan": lambda arg: '{"score": NaN}',
+    "inf": lambda arg: '{"score": 1e400, "low": -Infinity}',
+}
+
+
+def _fill(payload, key, *, escaped: bool) -> bytes:
+    """The payload as JSON with SLOT replaced by the credentials, JSON-escaped or as \\uXXXX escapes."""
+    text, key = json.dumps(payload), str(key)
+    value = "".join(f"\\u{ord(c):04x}" for c in key) if escaped else json.dumps(key)[1:-1]
+    return text.replace(SLOT, value).encode()
+
+
+def _replace_text(value, old, new):
+    """Replace the string `old` wherever it is a value inside `value` (the reply's output text)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in list(items):
+        if v == old:
+            value[k] = new
+        else:
+            _replace_text(v, old, new)
 
 
 def _message(kind, body):
