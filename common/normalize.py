@@ -82,7 +82,12 @@ def stem(token: str) -> str:
 
 def content_words(text: str) -> frozenset[str]:
     """Stems of the tokens of `text` that are not stopwords and not one- or two-letter."""
-    return frozenset(stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 2)
+    return normal_content_words(normalize(text))
+
+
+def normal_content_words(normal: str) -> frozenset[str]:
+    """`content_words` of a text already normalised, for a caller that keeps the normal form anyway."""
+    return frozenset(stem(t) for t in normal.split(" ") if t not in STOPWORDS and len(t) > 2)
 
 
 def contains_phrase(haystack: str, phrase: str) -> bool:

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from common import jsonl
+from common import files, jsonl
 from common.argtypes import positive_int
 from common.errors import UserError
 
@@ -144,7 +144,8 @@ def run_score(args) -> int:
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     for traces, out in zip(trace_sets, outs, strict=True):
         result = score(traces, items, entailer)
-        jsonl.write(out, (label.to_row() for label in result.labels))
+        data = labels_bytes(result.labels)
+        files.write_bytes(out, data)
         s = result.stats
         tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
         print(f"{traces.path}: {s.rows} treatment rows of {traces.model}, {s.usable} usable; "
@@ -153,7 +154,7 @@ def run_score(args) -> int:
             print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
         if entailer is not None:
             print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
-        digest = hashlib.sha256(labels_bytes(result.labels)).hexdigest()
+        digest = hashlib.sha256(data).hexdigest()
         print(f"wrote {out} (sha256 {digest})")
     if entailer is not None:
         print(f"entailment cache: {entailer.cache_hits} hits, {entailer.computed} computed", file=sys.stderr)

@@ -160,12 +160,14 @@ def _longest_fence(text: str, artifact: str, genre: str) -> tuple[str, str, str]
     for block in blocks:
         fenced.update(range(block[2], block[3] + 1))
     outside = "\n".join(line for i, line in enumerate(lines) if i not in fenced)
-    wanted = _artifact_words(artifact)
     # In a code reply, a block the model closed without opening is the code itself: the explanation
     # after it often repeats more of the code's words, so the comparison would wrongly reject it.
     trusted = genre == "code" and left_out is not None and first == left_out[0]
-    if not trusted and len(wanted & content_words(content)) < len(wanted & content_words(outside)):
-        return None
+    if not trusted:
+        wanted = _artifact_words(artifact)
+        talk = len(wanted & content_words(outside))  # usually a preamble and a note: often none of them
+        if talk and len(wanted & content_words(content)) < talk:
+            return None
     return "\n".join(lines[:span_first]), content, "\n".join(lines[span_last + 1:])
 
 
@@ -203,7 +205,7 @@ def _left_out_opening(lines: list[str], artifact: str, genre: str) -> tuple[int,
         return None
     before = "\n".join(lines[:first])
     spans = _paragraph_spans(before)
-    artifact_normal = f" {normalize(artifact)} "
+    artifact_normal = _artifact_normal(artifact)
     skip = 0  # leading preamble paragraphs
     while skip < len(spans) and _is_preamble(before[slice(*spans[skip])], artifact_normal, genre):
         skip += 1
@@ -215,6 +217,12 @@ def _left_out_opening(lines: list[str], artifact: str, genre: str) -> tuple[int,
 @lru_cache(maxsize=256)
 def _artifact_words(artifact: str) -> frozenset[str]:
     return content_words(artifact)
+
+
+@lru_cache(maxsize=256)
+def _artifact_normal(artifact: str) -> str:
+    """The artifact's normal form between spaces; every reply to its cluster (six per model) asks for it."""
+    return f" {normalize(artifact)} "
 
 
 def is_marker_line(line: str) -> bool:
@@ -256,7 +264,7 @@ def _cut_paragraphs(text: str, artifact: str, genre: str) -> tuple[str, str, str
     spans = _paragraph_spans(text)
     if len(spans) < 2:
         return text, "", ""
-    artifact_normal = f" {normalize(artifact)} "
+    artifact_normal = _artifact_normal(artifact)
     first = 0
     while first < len(spans) - 1 and _is_preamble(text[slice(*spans[first])], artifact_normal, genre):
         first += 1

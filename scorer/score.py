@@ -24,7 +24,6 @@ from scorer import tiers
 from scorer.entailment import Entailer
 from scorer.extract import Extraction, extract
 from scorer.inputs import Item, TraceSet
-from scorer.units import units
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
 SCORER_VERSION = "3"
@@ -127,7 +126,7 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
         not_run: list[str] = []
         if "entailment" in tiers.tiers_for(genre):
             premises = tiers.premises(pair.edited.text, pair.clean.text, genre)
-            stats.sentences += len(units(pair.edited.text, genre))
+            stats.sentences += len(tiers.units_of(pair.edited.text, genre).parts)
             stats.premises_all += len(premises)
             if match is None:
                 stats.premises_needed += len(premises)
