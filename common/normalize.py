@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _TRANSLATE = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
@@ -48,8 +49,11 @@ think thing things way well yeah yes sure bit lot may shall cannot
 
 def normalize(text: str) -> str:
     """The comparable form of `text` (see the module docstring for the rules)."""
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE).lower()
-    text = _INNER_APOSTROPHE.sub("", text)
+    if not text.isascii():  # rule 1 leaves ASCII text as it is: most text skips it
+        text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
+    text = text.lower()
+    if "'" in text:
+        text = _INNER_APOSTROPHE.sub("", text)
     return _NOT_WORD.sub(" ", text).strip()
 
 
@@ -59,6 +63,7 @@ def tokens(text: str) -> list[str]:
     return normal.split(" ") if normal else []
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(token: str) -> str:
     """A deliberately crude suffix stripper, so "ships", "shipped" and "shipping" meet.
 

@@ -27,6 +27,7 @@ from scorer.inputs import Item, TraceSet
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
 SCORER_VERSION = "3"
+_ORDER = {condition: index for index, condition in enumerate(TREATMENTS)}  # label rows: condition order
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
             pairs.append(Pair(item, trace, None, extraction(trace), extraction(clean)))
-    pairs.sort(key=lambda p: (p.item.cluster, TREATMENTS.index(p.item.condition)))
+    pairs.sort(key=lambda p: (p.item.cluster, _ORDER[p.item.condition]))
     return pairs
 
 

@@ -65,8 +65,15 @@ class Units:
 
     @cached_property
     def padded(self) -> str:
-        """The normal form of the whole text between two spaces, to find a phrase on word boundaries."""
-        return f" {normalize(self.text)} "
+        """The normal form of the whole text between two spaces, to find a phrase on word boundaries.
+
+        Made from the units' normal forms rather than by normalising the text
+        again: units are the text's non-blank pieces between white space, and
+        every rule of `normalize` acts within such a piece (white space becomes
+        one space), so joining them gives `normalize(text)` exactly
+        (tests/test_scorer_tiers.py checks this on tricky and random text).
+        """
+        return f" {' '.join(normal for normal in self.normals if normal)} "
 
 
 @lru_cache(maxsize=64)
