@@ -27,6 +27,7 @@ _TRANSLATE = str.maketrans({
 })
 _INNER_APOSTROPHE = re.compile(r"(?<=[^\W_])'(?=[^\W_])")
 _NOT_WORD = re.compile(r"[\W_]+")
+_ASCII_NOT_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})  # rule 4 on ASCII
 
 # Function words and the filler of casual chat. A content word is any other token.
 # The list is fixed: changing it changes labels, so it is part of the scorer's version.
@@ -49,11 +50,13 @@ think thing things way well yeah yes sure bit lot may shall cannot
 
 def normalize(text: str) -> str:
     """The comparable form of `text` (see the module docstring for the rules)."""
-    if not text.isascii():  # rule 1 leaves ASCII text as it is: most text skips it
-        text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
-    text = text.lower()
-    if "'" in text:
-        text = _INNER_APOSTROPHE.sub("", text)
+    if text.isascii():  # most text, and twice as fast: rule 1 changes nothing, rule 4 is a table lookup
+        text = text.lower()
+        if "'" in text:
+            text = _INNER_APOSTROPHE.sub("", text)
+        return " ".join(text.translate(_ASCII_NOT_WORD).split())
+    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE).lower()
+    text = _INNER_APOSTROPHE.sub("", text)
     return _NOT_WORD.sub(" ", text).strip()
 
 

@@ -3,9 +3,11 @@
 A model directory holds `model.onnx`, `tokenizer.json`, `labels.json` (the
 label map and input facts) and `MANIFEST.json` (the SHA-256 of each of those).
 The scorer refuses a directory whose files do not match their manifest, so a
-truncated download or an edited file can never silently change labels. The
-model's identity everywhere (labels, cache keys) is the SHA-256 of the
-manifest's bytes, which covers every file at once.
+truncated download or an edited file can never silently change labels: every
+file is checked (`verify`) before the model is opened, and labels.json, which
+turns cached logits into verdicts, before any use (`identify`). The model's
+identity everywhere (labels, cache keys) is the SHA-256 of the manifest's
+bytes, which covers every file at once.
 
 Only the standard library is used here, so `seam.py score` can decide whether
 the entailment tier can run before importing onnxruntime.

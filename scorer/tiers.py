@@ -56,12 +56,12 @@ class Units:
     @cached_property
     def normals(self) -> tuple[str, ...]:
         """`normalize` of each unit."""
-        return tuple(normalize(part) for part in self.parts)
+        return tuple(_normal(part) for part in self.parts)
 
     @cached_property
     def words(self) -> tuple[frozenset[str], ...]:
         """The content words of each unit (the same as `content_words(unit)`, from its normal form)."""
-        return tuple(normal_content_words(normal) for normal in self.normals)
+        return tuple(_words(normal) for normal in self.normals)
 
     @cached_property
     def padded(self) -> str:
@@ -128,6 +128,18 @@ def premises(edited: str, clean: str, genre: str) -> list[str]:
             seen.add(key)
             result.append(unit)
     return result
+
+
+# Units recur: a treatment's edited text keeps most lines or sentences of the clean one, and every
+# model edits the same artifacts. Enough room for the units of a whole benchmark's replies.
+@lru_cache(maxsize=1 << 16)
+def _normal(unit: str) -> str:
+    return normalize(unit)
+
+
+@lru_cache(maxsize=1 << 16)
+def _words(normal: str) -> frozenset[str]:
+    return normal_content_words(normal)
 
 
 @lru_cache(maxsize=1024)

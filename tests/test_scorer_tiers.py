@@ -108,3 +108,25 @@ def test_the_texts_normal_form_is_its_units_normal_forms_joined():
     for text in texts:
         for genre in ("code", "prose"):
             assert tiers.Units(text, genre).padded == f" {normalize(text)} ", (text, genre)
+
+
+def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
+    """common.normalize.normalize skips NFKC and uses a table for ASCII text; the result must not change."""
+    import random
+    import re
+    import unicodedata
+
+    from common.normalize import normalize
+
+    def by_the_rules(text):  # the module docstring's rules, written out plainly (curly quotes: only U+2019 here)
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2014", "-").lower()
+        text = re.sub(r"(?<=[^\W_])'(?=[^\W_])", "", text)
+        return re.sub(r"[\W_]+", " ", text).strip()
+
+    rng = random.Random(3)
+    every_ascii = "".join(map(chr, range(128)))
+    texts = [every_ascii, every_ascii[::-1], "Don't 'quote' it_now -- x'", "  \x1c\x1f\x0b ", "", "A'B'C d' 'e"]
+    texts += ["".join(rng.choice(every_ascii + "'''aA  ") for _ in range(rng.randint(0, 30))) for _ in range(5000)]
+    texts += ["caf\u00e9 \u2019ok\u2019 friday\u2019s \ufb01ne \u2014 \u00bd"]  # and the general path
+    for text in texts:
+        assert normalize(text) == by_the_rules(text), repr(text)
