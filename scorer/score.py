@@ -73,7 +73,7 @@ def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
             raise UserError(f"{where[rid]}: id {rid!r} is not a request of this benchmark "
                             "(wrong --requests file, or traces from another benchmark version)")
         expected = items[rid].benchmark_sha256
-        if trace.benchmark_sha256 is not None and trace.benchmark_sha256 != expected:
+        if trace.benchmark_sha256 and trace.benchmark_sha256 != expected:
             raise UserError(f"{where[rid]}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
                             f"but the request rows are from {expected[:12]}…; score against the same benchmark")
     extracted: dict[str, Extraction] = {}
