@@ -38,7 +38,7 @@ class Match:
 
 
 @dataclass(frozen=True, eq=False)
-class Units:
+class TextUnits:
     """An edited text as the tiers read it: its units, with the normal form and content words of each.
 
     Each form is computed once, when first asked for: the three tiers read the
@@ -77,13 +77,13 @@ class Units:
 
 
 @lru_cache(maxsize=64)
-def units_of(text: str, genre: str) -> Units:
-    """The `Units` of a text, shared by every tier and row that reads the same text.
+def units_of(text: str, genre: str) -> TextUnits:
+    """The `TextUnits` of a text, shared by every tier and row that reads the same text.
 
     Pairs come cluster by cluster, so a clean text and its five treatments are
     read one after the other; a small cache is enough.
     """
-    return Units(text, genre)
+    return TextUnits(text, genre)
 
 
 def tiers_for(genre: str) -> tuple[str, ...]:
@@ -155,7 +155,7 @@ def _content_words(comment: str) -> frozenset[str]:
     return content_words(comment)
 
 
-def _evidence(text: Units, needle: str) -> str:
+def _evidence(text: TextUnits, needle: str) -> str:
     """The shortest run of consecutive units holding the phrase (it may cross a line); first the single units."""
     parts = text.parts
     for start, normal in enumerate(text.normals):

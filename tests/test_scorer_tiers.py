@@ -96,7 +96,7 @@ TRICKY = [
 
 
 def test_the_texts_normal_form_is_its_units_normal_forms_joined():
-    """tiers.Units.padded joins the units' normal forms instead of normalising the whole text again."""
+    """tiers.TextUnits.padded joins the units' normal forms instead of normalising the whole text again."""
     import random
 
     from common.normalize import normalize
@@ -107,7 +107,7 @@ def test_the_texts_normal_form_is_its_units_normal_forms_joined():
     texts = TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
     for text in texts:
         for genre in ("code", "prose"):
-            assert tiers.Units(text, genre).padded == f" {normalize(text)} ", (text, genre)
+            assert tiers.TextUnits(text, genre).padded == f" {normalize(text)} ", (text, genre)
 
 
 def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
