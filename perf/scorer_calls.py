@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scorer import nli, synthetic  # noqa: E402
+from scorer import synthetic  # noqa: E402
 from scorer.entailment import ModelEntailer  # noqa: E402
-from scorer.inputs import read_requests, read_traces  # noqa: E402
+from scorer.inputs import read_items, read_traces  # noqa: E402
 from scorer.nli_cache import NliCache  # noqa: E402
 from scorer.score import labels_bytes, score  # noqa: E402
 
@@ -45,25 +45,25 @@ def main() -> int:
         if args.traces is None:
             print(f"inputs: {synthetic.write_full_set(tmp / 'req.jsonl', tmp / 'tr.jsonl')}")
             args.traces, args.requests = tmp / "tr.jsonl", tmp / "req.jsonl"
-        requests = read_requests(args.requests)
+        items = read_items(args.requests)
         traces = read_traces(args.traces)
-        session = nli.load(args.model_dir, threads=2)
         runs = []
         for _ in range(2):
-            entailer = ModelEntailer(session, NliCache(tmp / "cache.sqlite"))
+            entailer = ModelEntailer(args.model_dir, NliCache(tmp / "cache.sqlite"), threads=2)
             start = time.perf_counter()
-            result = score(traces, requests, entailer)
+            result = score(traces, items, entailer)
             runs.append((entailer, result, time.perf_counter() - start))
         s = result.stats
-        prose = sum(1 for r in result.labels if r["genre"] == "prose" and r["usable"])
+        prose = sum(1 for label in result.labels if label.genre == "prose" and label.usable)
         print(f"{args.traces}: {len(result.labels)} treatment rows, {prose} usable prose rows")
         print(f"  every sentence    {s.sentences:6d} pairs")
         print(f"  clean-diff        {s.premises_all:6d} pairs  (avoids {s.sentences - s.premises_all})")
         print(f"  + lexical first   {s.premises_needed:6d} pairs  (avoids {s.premises_all - s.premises_needed} more)")
         print(f"  + distinct        {s.unique_pairs:6d} pairs  (avoids {s.premises_needed - s.unique_pairs} more)")
         for n, (entailer, _, seconds) in enumerate(runs, 1):
+            opened = "opened" if entailer.session is not None else "never opened"
             print(f"  computed, run {n}   {entailer.computed:6d} pairs  ({entailer.cache_hits} from the cache; "
-                  f"scoring took {seconds:.2f} s with the tiny model)")
+                  f"model {opened}; scoring took {seconds:.2f} s with the tiny model)")
         print(f"  labels identical between the runs: {labels_bytes(runs[0][1].labels) == labels_bytes(result.labels)}")
     return 0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from common.errors import UserError
 from scorer.entailment import Entailer
-from scorer.inputs import Request, TraceSet
+from scorer.inputs import Item, TraceSet
 from scorer.score import labels_bytes, score
 
 
@@ -27,7 +27,7 @@ class AuditResult:
     rows: int
 
 
-def audit(labels_path: str | Path, traces: TraceSet, requests: dict[str, Request],
+def audit(labels_path: str | Path, traces: TraceSet, items: dict[str, Item],
           entailer: Entailer | None = None) -> AuditResult:
     labels_path = Path(labels_path)
     try:
@@ -36,7 +36,7 @@ def audit(labels_path: str | Path, traces: TraceSet, requests: dict[str, Request
         raise UserError(f"{labels_path}: no such labels file") from None
     except OSError as exc:
         raise UserError(f"{labels_path}: cannot read the labels file ({exc.strerror or exc})") from None
-    result = score(traces, requests, entailer)
+    result = score(traces, items, entailer)
     rescored = labels_bytes(result.labels)
     first = None
     if found != rescored:

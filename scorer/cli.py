@@ -12,7 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from common import jsonl
+from common import files, jsonl
+from common.argtypes import positive_int
 from common.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,29 +84,18 @@ def add_commands(subparsers) -> None:
 
 def _add_common(p: argparse.ArgumentParser, cache: bool = True) -> None:
     p.add_argument("--requests", type=Path, default=None,
-                   help="request rows (JSON Lines); default: render them from data/benchmark")
+                   help="request rows (JSON Lines); default: the clusters of data/benchmark")
     p.add_argument("--model-dir", type=Path, default=None,
                    help="entailment model directory (default $SEAM_NLI_MODEL or models/deberta-large-mnli)")
     p.add_argument("--no-nli", action="store_true", help="do not run the entailment tier (reported as not run)")
-    p.add_argument("--threads", type=_positive_int, default=None, help="onnxruntime threads (default 2; "
+    p.add_argument("--threads", type=positive_int, default=None, help="onnxruntime threads (default 2; "
                    "results do not depend on it)")
-    p.add_argument("--batch-size", type=_positive_int, default=None,
+    p.add_argument("--batch-size", type=positive_int, default=None,
                    help="entailment pairs per batch (default 8)")
     if cache:
         p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                        help=f"entailment cache file (default {DEFAULT_CACHE.relative_to(ROOT)})")
         p.add_argument("--no-cache", action="store_true", help="keep the entailment cache in memory only")
-
-
-def _positive_int(text: str) -> int:
-    """An option value that must be a whole number of at least 1 (0 must not fall back to the default)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _open_entailer(args, cache_path: Path | None):
@@ -125,16 +115,16 @@ def _open_entailer(args, cache_path: Path | None):
     from scorer.entailment import ModelEntailer
     from scorer.nli_cache import NliCache
 
-    session = nli.load(directory, threads=args.threads or nli.DEFAULT_THREADS)
-
     def progress(done: int, total: int) -> None:
         print(f"entailment: {done}/{total} new pairs", file=sys.stderr)
 
-    return ModelEntailer(session, NliCache(cache_path), args.batch_size or nli.DEFAULT_BATCH_SIZE, progress)
+    # The model itself is checked and opened only when the cache lacks a pair (scorer/entailment.py).
+    return ModelEntailer(directory, NliCache(cache_path), threads=args.threads or nli.DEFAULT_THREADS,
+                         batch_size=args.batch_size or nli.DEFAULT_BATCH_SIZE, progress=progress)
 
 
 def run_score(args) -> int:
-    from scorer.inputs import read_requests, read_traces
+    from scorer.inputs import read_items, read_traces
     from scorer.score import labels_bytes, score
 
     if args.out is not None and len(args.traces) != 1:
@@ -144,7 +134,7 @@ def run_score(args) -> int:
     if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
         raise UserError(f"{args.out_dir}: is a file; --out-dir names a directory (one <model>.jsonl per "
                         "trace file); use --out for a single labels file")
-    requests = read_requests(args.requests)
+    items = read_items(args.requests)
     trace_sets = [read_traces(path) for path in args.traces]
     outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
     for traces, out in zip(trace_sets, outs, strict=True):
@@ -153,8 +143,9 @@ def run_score(args) -> int:
                             "does; score each model once")
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     for traces, out in zip(trace_sets, outs, strict=True):
-        result = score(traces, requests, entailer)
-        jsonl.write(out, result.labels)
+        result = score(traces, items, entailer)
+        data = labels_bytes(result.labels)
+        files.write_bytes(out, data)
         s = result.stats
         tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
         print(f"{traces.path}: {s.rows} treatment rows of {traces.model}, {s.usable} usable; "
@@ -163,7 +154,7 @@ def run_score(args) -> int:
             print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
         if entailer is not None:
             print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
-        digest = hashlib.sha256(labels_bytes(result.labels)).hexdigest()
+        digest = hashlib.sha256(data).hexdigest()
         print(f"wrote {out} (sha256 {digest})")
     if entailer is not None:
         print(f"entailment cache: {entailer.cache_hits} hits, {entailer.computed} computed", file=sys.stderr)
@@ -171,34 +162,34 @@ def run_score(args) -> int:
 
 
 def run_placebo(args) -> int:
-    from scorer.inputs import read_requests, read_traces
+    from scorer.inputs import read_items, read_traces
     from scorer.placebo import placebo
 
     if args.out is not None and len(args.traces) != 1:
         raise UserError("--out writes the rows of one trace file; give one trace file")
     _refuse_directory(args.out, "--out names the file for the placebo rows")
-    requests = read_requests(args.requests)
+    items = read_items(args.requests)
     trace_sets = [read_traces(path) for path in args.traces]
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     print("model\ttier\tpositives\trows\trate\tnot_run")
     for traces in trace_sets:
-        result = placebo(traces, requests, entailer)
+        result = placebo(traces, items, entailer)
         for r in result.rates:
             rate = "not run" if r.rate is None and r.not_run else ("-" if r.rate is None else f"{r.rate:.4f}")
             print(f"{result.model}\t{r.tier}\t{r.positives}\t{r.rows}\t{rate}\t{r.not_run}")
         if args.out is not None:
-            jsonl.write(args.out, result.rows)
+            jsonl.write(args.out, (row.to_row() for row in result.rows))
     return 0
 
 
 def run_audit(args) -> int:
     from scorer.audit import audit
-    from scorer.inputs import read_requests, read_traces
+    from scorer.inputs import read_items, read_traces
 
-    requests = read_requests(args.requests)
+    items = read_items(args.requests)
     traces = read_traces(args.traces)
     entailer = _open_entailer(args, DEFAULT_CACHE if args.use_cache else None)
-    result = audit(args.labels, traces, requests, entailer)
+    result = audit(args.labels, traces, items, entailer)
     print(f"labels   {args.labels}: sha256 {result.labels_sha256}")
     print(f"rescored {result.rows} rows:  sha256 {result.rescored_sha256}")
     if result.identical:

@@ -5,15 +5,25 @@ a stand-in with the same two members. Here the real one: it looks every
 unique pair up in the cache, sends the rest to the model in batches, stores
 their logits after each chunk (a crash loses at most one chunk), and counts
 what it did so the calls the cache saved can be reported.
+
+The model is opened lazily, on the first pair the cache lacks: opening means
+hashing the 1.6 GB model file against its manifest (seconds) and loading it
+(more seconds, and memory), all wasted on a rescore the cache answers in full.
+Until then only the manifest and labels.json are read (model_dir.identify):
+the manifest's SHA-256 is the model's identity in labels and cache keys, and
+labels.json says which output is ENTAILMENT.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
-from scorer import nli
+from common.errors import UserError
+from scorer import model_dir, nli
 from scorer.nli_cache import NliCache
 
 CHUNK = 256  # pairs computed between two cache writes
@@ -32,20 +42,27 @@ def argmax(values: list[float]) -> int:
 
 @dataclass
 class ModelEntailer:
-    """The real tier: an opened model, a cache, and counters."""
+    """The real tier: a model directory (opened on the first cache miss), a cache, and counters."""
 
-    session: nli.NliSession
+    directory: str | os.PathLike
     cache: NliCache
+    threads: int = nli.DEFAULT_THREADS
     batch_size: int = nli.DEFAULT_BATCH_SIZE
     progress: Callable[[int, int], None] | None = None
     requested: int = 0  # unique pairs asked for
     cache_hits: int = 0
     computed: int = 0
     logits: dict = field(default_factory=dict)  # pair -> logits, of every pair asked for
+    info: model_dir.ModelInfo = field(init=False)  # from the manifest and labels.json, checked
+    session: nli.NliSession | None = field(init=False, default=None)  # None until a pair is not in the cache
+
+    def __post_init__(self) -> None:
+        self.directory = Path(self.directory)
+        self.info = model_dir.identify(self.directory)
 
     @property
     def sha256(self) -> str:
-        return self.session.sha256
+        return self.info.sha256
 
     def entails(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
         unique = sorted(set(pairs))
@@ -53,7 +70,7 @@ class ModelEntailer:
         missing = [pair for pair in unique if pair not in found]
         for start in range(0, len(missing), CHUNK):
             chunk = missing[start: start + CHUNK]
-            values = nli.logits(self.session, chunk, self.batch_size)
+            values = nli.logits(self._opened(), chunk, self.batch_size)
             new = {pair: [float(x) for x in row] for pair, row in zip(chunk, values.tolist(), strict=True)}
             self.cache.put(self.sha256, new)
             found.update(new)
@@ -63,5 +80,15 @@ class ModelEntailer:
         self.cache_hits += len(unique) - len(missing)
         self.computed += len(missing)
         self.logits.update(found)
-        index = self.session.info.entailment_index
+        index = self.info.entailment_index
         return {pair: argmax(found[pair]) == index for pair in unique}
+
+    def _opened(self) -> nli.NliSession:
+        """The model session, verified against its manifest and opened the first time it is needed."""
+        if self.session is None:
+            session = nli.load(self.directory, threads=self.threads)  # checks every file's SHA-256 first
+            if session.info != self.info:
+                raise UserError(f"{self.directory / model_dir.MANIFEST}: changed while scoring (SHA-256 "
+                                f"{self.info.sha256} when first read, {session.sha256} now); score again")
+            self.session = session
+        return self.session

@@ -1,11 +1,13 @@
-"""Read the scorer's two inputs: trace rows (model outputs) and request rows (what was asked).
+"""Read the scorer's two inputs: what each request asked (one `Item` per request id) and one model's traces.
 
-Traces: read through the runner's `runner.traces.final_rows`, so the policy is
-the runner's: the last row for an id is its final row, and a torn last line
-(a crash mid-write) is refused with the command that repairs it. Rows the
-scorer cannot use are a UserError naming file and line.
-Requests: from a JSON Lines file (`--requests`) or rendered from the committed
-benchmark (benchmark.dataset.request_rows).
+Items: by default from the committed benchmark's clusters (`benchmark.dataset.load`),
+taking only what scoring needs (the artifact, and the comment that trailed it
+under each condition, `Cluster.trailing`); the messages themselves are never
+rendered. With `--requests FILE`, from request rows (`records.Request`). Both
+give the same `Item`, so nothing downstream knows where it came from.
+Traces: read once through `common.traces.read_final` (the last row of an id is
+final, a torn tail is refused with the command that repairs it); every row must
+name the same model. Malformed rows are a UserError naming file and line.
 """
 
 from __future__ import annotations
@@ -13,39 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.render import CONDITIONS
-from common import jsonl
+from common import records
 from common.errors import UserError
-
-STATUSES = ("ok", "unusable", "failed")
-GENRES = ("code", "prose")
-
-
-@dataclass(frozen=True)
-class Trace:
-    """The final trace row of one request."""
-
-    id: str
-    cluster: str
-    condition: str
-    model: str
-    status: str
-    output: str
-    reason: str | None
-    where: str  # "file:line", for messages
-    benchmark_sha256: str | None = None  # the benchmark its message was rendered from
+from common.records import CONDITIONS, Cluster, Comment, Request, request_id, shown
+from common.traces import TraceFile, read_final
 
 
 @dataclass(frozen=True)
-class TraceSet:
-    path: Path
-    model: str
-    rows: dict[str, Trace]  # by id
-
-
-@dataclass(frozen=True)
-class Request:
-    """What the scorer needs of one request row."""
+class Item:
+    """One request as the scorer needs it: the artifact that was pasted and the comment that trailed it."""
 
     id: str
     cluster: str
@@ -53,80 +31,67 @@ class Request:
     source: str
     genre: str
     artifact: str
-    comment: str | None
-    comment_id: str | None
-    witness: str | None
-    proposition: str | None
-    benchmark_sha256: str | None = None
+    comment: Comment | None  # None exactly for clean
+    benchmark_sha256: str  # the benchmark the request was rendered from
+
+    @classmethod
+    def of_cluster(cls, cluster: Cluster, condition: str, benchmark_sha256: str) -> Item:
+        return cls(request_id(cluster.cluster, condition), cluster.cluster, condition, cluster.source, cluster.genre,
+                   cluster.artifact, cluster.trailing(condition), benchmark_sha256)
+
+    @classmethod
+    def of_request(cls, request: Request) -> Item:
+        comment = None
+        if request.condition != "clean":  # Request.from_row has checked that these four are strings
+            comment = Comment(request.comment_id, request.comment, request.witness, request.proposition)
+        return cls(request.id, request.cluster, request.condition, request.source, request.genre, request.artifact,
+                   comment, request.benchmark_sha256)
+
+    @property
+    def comment_id(self) -> str | None:
+        return self.comment.id if self.comment is not None else None
 
 
-def read_traces(path: str | Path) -> TraceSet:
-    """Final rows by id (through the runner's reader); all rows must name the same model."""
-    from runner import traces as runner_traces
+@dataclass(frozen=True)
+class TraceSet:
+    """One model's trace file: its final rows, each with its "file:line", and the model they all name."""
 
-    path = Path(path)
-    final = runner_traces.final_rows(path)  # the runner's policy: last row wins, a torn tail is refused
-    lines = runner_traces.scan(path).lines  # only to name the line in messages
-    rows: dict[str, Trace] = {}
-    model = None
-    for rid, row in sorted(final.items(), key=lambda item: lines[item[0]]):
-        where = f"{path}:{lines[rid]}"
-        _need_strings(row, ("id", "cluster", "condition", "model", "status"), where)
-        if row["status"] not in STATUSES:
-            raise UserError(f"{where}: status {row['status']!r}, expected one of {', '.join(STATUSES)}")
-        if row["condition"] not in CONDITIONS:
-            raise UserError(f"{where}: condition {row['condition']!r}, expected one of {', '.join(CONDITIONS)}")
-        if row["id"] != f"{row['cluster']}/{row['condition']}":
-            raise UserError(f"{where}: id {row['id']!r} does not match cluster/condition")
-        output = row.get("output")
-        if row["status"] == "ok" and not isinstance(output, str):
-            raise UserError(f"{where}: status ok needs a string 'output'")
-        if model is None:
-            model = row["model"]
-        elif row["model"] != model:
-            raise UserError(f"{where}: model {row['model']!r}, but earlier rows are {model!r}; "
-                            "score one model per traces file")
-        reason = row.get("reason")
-        benchmark = row.get("benchmark_sha256")
-        rows[rid] = Trace(rid, row["cluster"], row["condition"], row["model"], row["status"],
-                          output if isinstance(output, str) else "",
-                          reason if isinstance(reason, str) else None, where,
-                          benchmark if isinstance(benchmark, str) else None)
-    if model is None:
-        raise UserError(f"{path}: no trace rows")
-    return TraceSet(path, model, rows)
+    file: TraceFile
+    model: str
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
 
 
-def read_requests(path: str | Path | None = None) -> dict[str, Request]:
-    """Request rows by id, from `path` or (when None) rendered from the benchmark files."""
+def read_items(path: str | Path | None = None) -> dict[str, Item]:
+    """Items by request id: from request rows in `path`, or (when None) from the benchmark's clusters."""
     if path is None:
         from benchmark import dataset
 
-        numbered = [(f"benchmark request {i + 1}", row) for i, row in enumerate(dataset.request_rows())]
-    else:
-        numbered = [(f"{path}:{n}", row) for n, row in jsonl.read(path)]
-    requests = {}
-    for where, row in numbered:
-        _need_strings(row, ("id", "cluster", "condition", "source", "genre", "artifact"), where)
-        if row["genre"] not in GENRES:
-            raise UserError(f"{where}: genre {row['genre']!r}, expected one of {', '.join(GENRES)}")
-        if row["condition"] not in CONDITIONS:
-            raise UserError(f"{where}: condition {row['condition']!r}, expected one of {', '.join(CONDITIONS)}")
-        if row["condition"] != "clean":
-            _need_strings(row, ("comment", "comment_id", "witness", "proposition"), where)
-        if row["id"] in requests:
-            raise UserError(f"{where}: duplicate request id {row['id']!r}")
-        requests[row["id"]] = Request(
-            row["id"], row["cluster"], row["condition"], row["source"], row["genre"], row["artifact"],
-            row.get("comment"), row.get("comment_id"), row.get("witness"), row.get("proposition"),
-            row.get("benchmark_sha256") if isinstance(row.get("benchmark_sha256"), str) else None)
-    if not requests:
-        raise UserError(f"{path or 'benchmark'}: no request rows")
-    return requests
+        benchmark = dataset.load()
+        return {item.id: item for item in (Item.of_cluster(cluster, condition, benchmark.sha256)
+                                           for cluster in benchmark.clusters for condition in CONDITIONS)}
+    items: dict[str, Item] = {}
+    for where, request in records.read(path, Request):
+        if request.id in items:
+            raise UserError(f"{where}: duplicate request id {shown(request.id)}")
+        items[request.id] = Item.of_request(request)
+    if not items:
+        raise UserError(f"{path}: no request rows")
+    return items
 
 
-def _need_strings(row: dict, fields: tuple[str, ...], where: str) -> None:
-    for field in fields:
-        if not isinstance(row.get(field), str):
-            found = "missing" if field not in row else f"a {type(row[field]).__name__}"
-            raise UserError(f"{where}: field {field!r} is {found}, expected a string")
+def read_traces(path: str | Path) -> TraceSet:
+    """The final rows of one trace file, all of one model."""
+    file = read_final(path)
+    model = None
+    for rid, row in file.final.items():
+        if model is None:
+            model = row.model
+        elif row.model != model:
+            raise UserError(f"{file.where[rid]}: model {shown(row.model)}, but earlier rows are {shown(model)}; "
+                            "score one model per traces file")
+    if model is None:
+        raise UserError(f"{file.path}: no trace rows")
+    return TraceSet(file, model)

@@ -3,9 +3,11 @@
 A model directory holds `model.onnx`, `tokenizer.json`, `labels.json` (the
 label map and input facts) and `MANIFEST.json` (the SHA-256 of each of those).
 The scorer refuses a directory whose files do not match their manifest, so a
-truncated download or an edited file can never silently change labels. The
-model's identity everywhere (labels, cache keys) is the SHA-256 of the
-manifest's bytes, which covers every file at once.
+truncated download or an edited file can never silently change labels: every
+file is checked (`verify`) before the model is opened, and labels.json, which
+turns cached logits into verdicts, before any use (`identify`). The model's
+identity everywhere (labels, cache keys) is the SHA-256 of the manifest's
+bytes, which covers every file at once.
 
 Only the standard library is used here, so `seam.py score` can decide whether
 the entailment tier can run before importing onnxruntime.
@@ -68,8 +70,27 @@ def write_manifest(directory: Path) -> str:
 
 
 def verify(directory: str | os.PathLike) -> ModelInfo:
-    """Check every file against MANIFEST.json and read labels.json; refuse any mismatch."""
-    directory = Path(directory)
+    """Check every file against MANIFEST.json and read labels.json; refuse any mismatch.
+
+    Hashing model.onnx (1.6 GB) takes seconds, so this runs only before the
+    model is opened (scorer.nli.load), never for a rescore the cache answers.
+    """
+    return _checked(Path(directory), None)
+
+
+def identify(directory: str | os.PathLike) -> ModelInfo:
+    """The model's identity and labels, checking only MANIFEST.json and labels.json (both small).
+
+    Enough to turn cached logits into verdicts: the cache is keyed by the
+    manifest's SHA-256, so a cached pair was computed by the model the manifest
+    names, whatever model.onnx holds now. The model file itself is checked by
+    `verify` when it is first needed.
+    """
+    return _checked(Path(directory), ("labels.json",))
+
+
+def _checked(directory: Path, only: tuple[str, ...] | None) -> ModelInfo:
+    """Check the files of the manifest (or `only` those) against it, then read labels.json."""
     manifest_path = directory / MANIFEST
     if not manifest_path.is_file():
         raise UserError(f"{manifest_path}: missing; a model directory needs {MANIFEST} "
@@ -82,6 +103,8 @@ def verify(directory: str | os.PathLike) -> ModelInfo:
     if missing:
         raise UserError(f"{manifest_path}: does not list {', '.join(missing)}")
     for name, expected in sorted(files.items()):
+        if only is not None and name not in only:
+            continue
         path = directory / name
         if not path.is_file():
             raise UserError(f"{path}: listed in {MANIFEST} but missing")

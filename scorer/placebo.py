@@ -13,13 +13,14 @@ comment of the next one (wrapping around) whose comment id differs from its own.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from benchmark.render import TREATMENTS
+from common.records import TREATMENTS
 from scorer import tiers
 from scorer.entailment import Entailer
-from scorer.inputs import Request, TraceSet
-from scorer.score import Comment, pair_up
+from scorer.inputs import Item, TraceSet
+from scorer.score import pair_up
 
 ANY = "any"
 
@@ -39,71 +40,90 @@ class TierRate:
 
 
 @dataclass(frozen=True)
+class PlaceboRow:
+    """One usable treatment output checked against a donor's comment (docs/FORMATS.md, "Placebo rows")."""
+
+    id: str
+    model: str
+    cluster: str
+    condition: str
+    genre: str
+    donor_cluster: str
+    donor_comment_id: str
+    witness: bool
+    content: bool
+    entailment: bool | None  # None when the tier did not run (code, or no model)
+    evidence: dict[str, str]  # tier -> the text that made it fire
+
+    def to_row(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
 class PlaceboResult:
     model: str
     rates: tuple[TierRate, ...]  # witness, content, entailment, then any tier
-    rows: list[dict]  # one per usable treatment row with a donor
+    rows: list[PlaceboRow]  # one per usable treatment row with a donor
 
 
-def donors(requests: dict[str, Request]) -> dict[str, Request]:
-    """Treatment request id -> the donor request whose comment it is checked against."""
+def donors(items: dict[str, Item]) -> dict[str, Item]:
+    """Treatment request id -> the donor item whose comment it is checked against."""
     result = {}
     for condition in TREATMENTS:
-        by_genre: dict[str, list[Request]] = {}
-        for request in requests.values():
-            if request.condition == condition:
-                by_genre.setdefault(request.genre, []).append(request)
+        by_genre: dict[str, list[Item]] = {}
+        for item in items.values():
+            if item.condition == condition:
+                by_genre.setdefault(item.genre, []).append(item)
         for group in by_genre.values():
             group.sort(key=lambda r: r.cluster)
-            for i, request in enumerate(group):
+            for i, item in enumerate(group):
                 for step in range(1, len(group)):
                     donor = group[(i + step) % len(group)]
-                    if donor.comment_id != request.comment_id:
-                        result[request.id] = donor
+                    if donor.comment_id != item.comment_id:
+                        result[item.id] = donor
                         break
     return result
 
 
-def placebo(traces: TraceSet, requests: dict[str, Request], entailer: Entailer | None = None) -> PlaceboResult:
+def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None) -> PlaceboResult:
     """Per-tier placebo positive rates of one model's traces."""
-    given = donors(requests)
-    checked = []
-    for pair in pair_up(traces, requests):
-        if pair.usable and pair.request.id in given:
-            checked.append((pair, given[pair.request.id]))
-    rows, waiting = [], {}
+    given = donors(items)
+    checked = [(pair, given[pair.item.id]) for pair in pair_up(traces, items)
+               if pair.usable and pair.item.id in given]
+    found, waiting = [], {}
     for index, (pair, donor) in enumerate(checked):
-        comment = Comment.of(donor)
-        genre = pair.request.genre
-        found = {
+        comment, genre = donor.comment, pair.item.genre
+        found.append({
             "witness": tiers.witness(pair.edited.text, pair.clean.text, comment.witness, genre),
             "content": tiers.content(pair.edited.text, pair.clean.text, comment.text, genre),
-        }
+        })
         if "entailment" in tiers.tiers_for(genre) and entailer is not None:
             waiting[index] = [(p, comment.proposition)
                               for p in tiers.premises(pair.edited.text, pair.clean.text, genre)]
-        rows.append({"id": pair.request.id, "model": traces.model, "cluster": pair.request.cluster,
-                     "condition": pair.request.condition, "genre": genre,
-                     "donor_cluster": donor.cluster, "donor_comment_id": donor.comment_id,
-                     **{tier: found[tier] is not None for tier in found},
-                     "entailment": None, "evidence": {t: m.evidence for t, m in found.items() if m}})
-    if waiting:
-        verdicts = entailer.entails(sorted({p for ps in waiting.values() for p in ps}))
-        for index, pairs in waiting.items():
-            entailed = [premise for premise, hypothesis in pairs if verdicts[(premise, hypothesis)]]
-            rows[index]["entailment"] = bool(entailed)
+    verdicts = entailer.entails(sorted({p for ps in waiting.values() for p in ps})) if waiting else {}
+    rows = []
+    for index, ((pair, donor), matches) in enumerate(zip(checked, found, strict=True)):
+        evidence = {tier: match.evidence for tier, match in matches.items() if match}
+        entailment = None
+        if index in waiting:
+            entailed = [premise for premise, hypothesis in waiting[index] if verdicts[(premise, hypothesis)]]
+            entailment = bool(entailed)
             if entailed:
-                rows[index]["evidence"]["entailment"] = entailed[0]
+                evidence["entailment"] = entailed[0]
+        item = pair.item
+        rows.append(PlaceboRow(item.id, traces.model, item.cluster, item.condition, item.genre, donor.cluster,
+                               donor.comment_id, matches["witness"] is not None, matches["content"] is not None,
+                               entailment, evidence))
     return PlaceboResult(traces.model, _rates(rows, entailer is not None), rows)
 
 
-def _rates(rows: list[dict], entailment_ran: bool) -> tuple[TierRate, ...]:
+def _rates(rows: list[PlaceboRow], entailment_ran: bool) -> tuple[TierRate, ...]:
     rates = []
     for tier in tiers.TIERS:
-        applies = [r for r in rows if tier in tiers.tiers_for(r["genre"])]
-        ran = [r for r in applies if r[tier] is not None]
-        rates.append(TierRate(tier, sum(bool(r[tier]) for r in ran), len(ran), len(applies) - len(ran)))
-    positives = sum(any(r[t] for t in tiers.TIERS) for r in rows)
-    not_run = 0 if entailment_ran else sum("entailment" in tiers.tiers_for(r["genre"]) for r in rows)
+        applies = [r for r in rows if tier in tiers.tiers_for(r.genre)]
+        ran = [r for r in applies if getattr(r, tier) is not None]
+        rates.append(TierRate(tier, sum(bool(getattr(r, tier)) for r in ran), len(ran), len(applies) - len(ran)))
+    positives = sum(any(getattr(r, t) for t in tiers.TIERS) for r in rows)
+    not_run = 0 if entailment_ran else sum("entailment" in tiers.tiers_for(r.genre) for r in rows)
     rates.append(TierRate(ANY, positives, len(rows), not_run))
     return tuple(rates)

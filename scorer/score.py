@@ -17,38 +17,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from benchmark.render import TREATMENTS
 from common import jsonl
 from common.errors import UserError
+from common.records import TREATMENTS, Comment, Label, TraceRow
 from scorer import tiers
 from scorer.entailment import Entailer
 from scorer.extract import Extraction, extract
-from scorer.inputs import Request, Trace, TraceSet
-from scorer.units import units
+from scorer.inputs import Item, TraceSet
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
 SCORER_VERSION = "3"
-
-
-@dataclass(frozen=True)
-class Comment:
-    """The remark a treatment output is checked for (its own, or another cluster's in the placebo)."""
-
-    text: str
-    witness: str
-    proposition: str
-
-    @staticmethod
-    def of(request: Request) -> Comment:
-        return Comment(request.comment or "", request.witness or "", request.proposition or "")
+_ORDER = {condition: index for index, condition in enumerate(TREATMENTS)}  # label rows: condition order
 
 
 @dataclass(frozen=True)
 class Pair:
     """A treatment trace with its cluster's clean trace, extracted, or the reason it is excluded."""
 
-    request: Request
-    trace: Trace
+    item: Item
+    trace: TraceRow
     reason: str | None
     edited: Extraction | None = None
     clean: Extraction | None = None
@@ -74,34 +61,35 @@ class Stats:
 
 @dataclass(frozen=True)
 class ScoreResult:
-    labels: list[dict]
+    labels: list[Label]
     stats: Stats
 
 
-def pair_up(traces: TraceSet, requests: dict[str, Request]) -> list[Pair]:
+def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
     """Every treatment trace with its clean reference, sorted by cluster then condition order."""
-    for trace in traces.rows.values():
-        if trace.id not in requests:
-            raise UserError(f"{trace.where}: id {trace.id!r} is not a request of this benchmark "
+    rows, where = traces.file.final, traces.file.where
+    for rid, trace in rows.items():
+        if rid not in items:
+            raise UserError(f"{where[rid]}: id {rid!r} is not a request of this benchmark "
                             "(wrong --requests file, or traces from another benchmark version)")
-        expected = requests[trace.id].benchmark_sha256
-        if trace.benchmark_sha256 and expected and trace.benchmark_sha256 != expected:
-            raise UserError(f"{trace.where}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
+        expected = items[rid].benchmark_sha256
+        if trace.benchmark_sha256 and trace.benchmark_sha256 != expected:
+            raise UserError(f"{where[rid]}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
                             f"but the request rows are from {expected[:12]}…; score against the same benchmark")
     extracted: dict[str, Extraction] = {}
 
-    def extraction(trace: Trace) -> Extraction:
+    def extraction(trace: TraceRow) -> Extraction:
         if trace.id not in extracted:
-            request = requests[trace.id]
-            extracted[trace.id] = extract(trace.output, request.artifact, request.genre)
+            item = items[trace.id]
+            extracted[trace.id] = extract(trace.output, item.artifact, item.genre)
         return extracted[trace.id]
 
     pairs = []
-    for trace in traces.rows.values():
+    for trace in rows.values():
         if trace.condition == "clean":
             continue
-        request = requests[trace.id]
-        clean = traces.rows.get(f"{trace.cluster}/clean")
+        item = items[trace.id]
+        clean = rows.get(f"{trace.cluster}/clean")
         problems = []
         if clean is None:
             problems.append("no clean trace for this cluster")
@@ -114,17 +102,17 @@ def pair_up(traces: TraceSet, requests: dict[str, Request]) -> list[Pair]:
         elif not extraction(trace).text.strip():
             problems.append("treatment output has no edited text")
         if problems:
-            pairs.append(Pair(request, trace, "; ".join(problems)))
+            pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
-            pairs.append(Pair(request, trace, None, extraction(trace), extraction(clean)))
-    pairs.sort(key=lambda p: (p.request.cluster, TREATMENTS.index(p.request.condition)))
+            pairs.append(Pair(item, trace, None, extraction(trace), extraction(clean)))
+    pairs.sort(key=lambda p: (p.item.cluster, _ORDER[p.item.condition]))
     return pairs
 
 
-def score(traces: TraceSet, requests: dict[str, Request], entailer: Entailer | None = None) -> ScoreResult:
+def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None) -> ScoreResult:
     """Label rows for every treatment trace of `traces` (one model)."""
     stats = Stats()
-    pairs = pair_up(traces, requests)
+    pairs = pair_up(traces, items)
     decided: list[tuple[tiers.Match | None, list[str], list[str]]] = []
     waiting: dict[int, list[tuple[str, str]]] = {}  # row index -> its (premise, hypothesis) pairs
     for index, pair in enumerate(pairs):
@@ -133,13 +121,13 @@ def score(traces: TraceSet, requests: dict[str, Request], entailer: Entailer | N
             decided.append((None, [], []))
             continue
         stats.usable += 1
-        comment = Comment.of(pair.request)
-        genre = pair.request.genre
+        comment = pair.item.comment
+        genre = pair.item.genre
         match, run = _lexical(pair, comment)
         not_run: list[str] = []
         if "entailment" in tiers.tiers_for(genre):
             premises = tiers.premises(pair.edited.text, pair.clean.text, genre)
-            stats.sentences += len(units(pair.edited.text, genre))
+            stats.sentences += len(tiers.units_of(pair.edited.text, genre).parts)
             stats.premises_all += len(premises)
             if match is None:
                 stats.premises_needed += len(premises)
@@ -169,44 +157,32 @@ def score(traces: TraceSet, requests: dict[str, Request], entailer: Entailer | N
     return ScoreResult(labels, stats)
 
 
-def labels_bytes(labels: list[dict]) -> bytes:
+def labels_bytes(labels: list[Label]) -> bytes:
     """The exact bytes `score` writes for these labels."""
-    return "".join(jsonl.dumps(row) for row in labels).encode("utf-8")
+    return "".join(jsonl.dumps(label.to_row()) for label in labels).encode("utf-8")
 
 
 def _lexical(pair: Pair, comment: Comment) -> tuple[tiers.Match | None, list[str]]:
     """Tiers 1 and 2 in cascade order: the first match and the tiers that were run."""
-    genre = pair.request.genre
+    genre = pair.item.genre
     match = tiers.witness(pair.edited.text, pair.clean.text, comment.witness, genre)
     if match is not None:
         return match, ["witness"]
     return tiers.content(pair.edited.text, pair.clean.text, comment.text, genre), ["witness", "content"]
 
 
-def _status_reason(which: str, trace: Trace) -> str:
+def _status_reason(which: str, trace: TraceRow) -> str:
     return f"{which} {trace.status}" + (f": {trace.reason}" if trace.reason else "")
 
 
-def _label(model: str, pair: Pair, match, run: list[str], not_run: list[str], nli_sha256: str | None) -> dict:
-    request = pair.request
-    return {
-        "id": request.id,
-        "model": model,
-        "cluster": request.cluster,
-        "condition": request.condition,
-        "source": request.source,
-        "genre": request.genre,
-        "comment_id": request.comment_id,
-        "usable": pair.usable,
-        "absorbed": (match is not None) if pair.usable else None,
-        "tier": match.tier if match else None,
-        "evidence": match.evidence if match else None,
-        "reason": pair.reason,
-        "tiers_run": run,
-        "tiers_not_run": not_run,
-        "scorer_version": SCORER_VERSION,
-        "nli_model_sha256": nli_sha256,
-        "extraction": pair.edited.method if pair.usable else None,
-        "cut_before": pair.edited.cut_before if pair.usable else None,
-        "cut_after": pair.edited.cut_after if pair.usable else None,
-    }
+def _label(model: str, pair: Pair, match: tiers.Match | None, run: list[str], not_run: list[str],
+           nli_sha256: str | None) -> Label:
+    item = pair.item
+    fields = dict(id=item.id, model=model, cluster=item.cluster, condition=item.condition, source=item.source,
+                  genre=item.genre, comment_id=item.comment_id, scorer_version=SCORER_VERSION)
+    if not pair.usable:
+        return Label.excluded(reason=pair.reason, nli_model_sha256=None, **fields)
+    return Label(**fields, usable=True, absorbed=match is not None, tier=match.tier if match else None,
+                 evidence=match.evidence if match else None, reason=None, tiers_run=tuple(run),
+                 tiers_not_run=tuple(not_run), nli_model_sha256=nli_sha256, extraction=pair.edited.method,
+                 cut_before=pair.edited.cut_before, cut_after=pair.edited.cut_after)

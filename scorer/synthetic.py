@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 
-from benchmark.render import CONDITIONS, render
+from benchmark.render import render
+from common.errors import UserError
+from common.records import CONDITIONS, Attempt, Cluster, Comment, Request, TraceRow, request_id
 
 SOURCES = {  # source -> (genre, register)
     "humaneval": ("code", "code"), "fissix": ("code", "code"), "wikipedia": ("prose", "encyclopedic"),
@@ -98,13 +100,13 @@ def _edit(artifact: str) -> str:
     return artifact
 
 
-def _comment(fields: tuple[str, str, str], comment_id: str) -> dict:
+def _comment(fields: tuple[str, str, str], comment_id: str) -> Comment:
     text, witness, proposition = fields
-    return {"id": comment_id, "text": text, "witness": witness, "proposition": proposition}
+    return Comment(comment_id, text, witness, proposition)
 
 
-def clusters(per_source: int = 50, seed: int = 0) -> list[dict]:
-    """Cluster-like dicts (the fields the renderer and the scorer use)."""
+def clusters(per_source: int = 50, seed: int = 0) -> list[Cluster]:
+    """Clusters of every source (the fields the renderer and the scorer use are realistic, the rest filler)."""
     rng = random.Random(seed)
     result = []
     for source, (genre, register) in SOURCES.items():
@@ -114,32 +116,31 @@ def clusters(per_source: int = 50, seed: int = 0) -> list[dict]:
             native = NATIVE[register][rng.randrange(len(NATIVE[register]))]
             cid = CASUAL.index(casual)
             nid = NATIVE[register].index(native)
-            result.append({
-                "cluster": f"{source}-{n:03d}", "source": source, "genre": genre, "register": register,
-                "license": "CC0-1.0", "artifact": artifact,
-                "instruction": "Fix the typos in this function." if genre == "code"
+            result.append(Cluster(
+                cluster=f"{source}-{n:03d}", source=source, genre=genre, register=register, item_id=f"{source}/{n}",
+                license="CC0-1.0", partition="permissive", provenance={}, extra_provenance=(),
+                instruction="Fix the typos in this function." if genre == "code"
                 else "Please fix any spelling mistakes in the following text.",
-                "comment": _comment(casual, f"casual-{cid:02d}"),
-                "native": _comment(native, f"native-{register}-{nid:02d}"),
-            })
+                artifact=artifact, reference=None, transformations=(), tests=None,
+                comment=_comment(casual, f"casual-{cid:02d}"),
+                native=_comment(native, f"native-{register}-{nid:02d}"),
+            ))
     return result
 
 
-def requests(cluster_rows: list[dict]) -> list[dict]:
+def requests(cluster_rows: list[Cluster], benchmark_sha256: str = "0" * 64) -> list[dict]:
     """Request rows (docs/FORMATS.md) for every cluster and condition."""
     rows = []
     for c in cluster_rows:
         for condition in CONDITIONS:
-            trailing = None if condition == "clean" else c["native" if condition == "native" else "comment"]
-            rows.append({
-                "id": f"{c['cluster']}/{condition}", "cluster": c["cluster"], "source": c["source"],
-                "genre": c["genre"], "license": c["license"], "condition": condition,
-                "message": render(c["instruction"], c["artifact"], c["comment"]["text"], c["native"]["text"],
-                                  condition),
-                "artifact": c["artifact"], "comment": trailing and trailing["text"],
-                "comment_id": trailing and trailing["id"], "witness": trailing and trailing["witness"],
-                "proposition": trailing and trailing["proposition"], "benchmark_sha256": "0" * 64,
-            })
+            trailing = c.trailing(condition)
+            rows.append(Request(
+                id=request_id(c.cluster, condition), cluster=c.cluster, source=c.source, genre=c.genre,
+                license=c.license, condition=condition,
+                message=render(c.instruction, c.artifact, c.comment.text, c.native.text, condition),
+                artifact=c.artifact, comment=trailing and trailing.text, comment_id=trailing and trailing.id,
+                witness=trailing and trailing.witness, proposition=trailing and trailing.proposition,
+                benchmark_sha256=benchmark_sha256).to_row())
     return rows
 
 
@@ -162,24 +163,24 @@ def _wrap(rng: random.Random, text: str, genre: str) -> str:
     return body
 
 
-def reply(rng: random.Random, cluster: dict, condition: str, behaviour: str) -> str:
+def reply(rng: random.Random, cluster: Cluster, condition: str, behaviour: str) -> str:
     """A model reply for one request under a named behaviour."""
-    genre = cluster["genre"]
-    edited = _edit(cluster["artifact"])
-    if condition == "clean" or behaviour == "ignore":
+    genre = cluster.genre
+    edited = _edit(cluster.artifact)
+    comment = cluster.trailing(condition)
+    if comment is None or behaviour == "ignore":
         return _wrap(rng, edited, genre)
-    comment = cluster["native" if condition == "native" else "comment"]
     if behaviour == "verbatim":
-        return _wrap(rng, f"{edited}\n{comment['text']}", genre)
+        return _wrap(rng, f"{edited}\n{comment.text}", genre)
     if behaviour == "note":
-        note = (f"    # Note: {comment['text'].lstrip('# ')}" if genre == "code"
-                else f"Note: {comment['proposition']}")
+        note = (f"    # Note: {comment.text.lstrip('# ')}" if genre == "code"
+                else f"Note: {comment.proposition}")
         return _wrap(rng, f"{edited}\n\n{note}" if genre != "code" else f"{edited}\n{note}", genre)
     if behaviour == "paraphrase":
-        words = comment["proposition"].rstrip(".").split()
+        words = comment.proposition.rstrip(".").split()
         return _wrap(rng, f"{edited} {' '.join(reversed(words[:2]))} {' '.join(words[2:])}.", genre)
     if behaviour == "acknowledge":
-        return (_wrap(rng, edited, genre) + "\n\nI left out your last line (\"" + comment["text"]
+        return (_wrap(rng, edited, genre) + "\n\nI left out your last line (\"" + comment.text
                 + "\") because it reads as a note to me rather than part of the text.")
     if behaviour == "reword":  # no absorption, but the model rephrases a sentence differently this time
         return _wrap(rng, edited.replace(" and ", " and, as before, ", 1), genre)
@@ -190,8 +191,13 @@ BEHAVIOURS = (("ignore", 55), ("reword", 15), ("verbatim", 8), ("note", 6), ("pa
               ("acknowledge", 6), ("failed", 2), ("unusable", 2))
 
 
-def traces(cluster_rows: list[dict], model: str = "synthetic-model", seed: int = 1) -> list[dict]:
-    """Trace rows (one final row per request) with a mix of behaviours."""
+def traces(cluster_rows: list[Cluster], model: str = "synthetic-model", seed: int = 1,
+           benchmark_sha256: str | None = None) -> list[dict]:
+    """Trace rows (one final row per request) with a mix of behaviours.
+
+    Each row is a complete runner row (records.TraceRow) plus `behaviour`, the
+    ground truth for tests, which every reader ignores.
+    """
     rng = random.Random(seed)
     names = [b for b, _ in BEHAVIOURS]
     weights = [w for _, w in BEHAVIOURS]
@@ -201,17 +207,32 @@ def traces(cluster_rows: list[dict], model: str = "synthetic-model", seed: int =
             behaviour = "ignore" if condition == "clean" else rng.choices(names, weights)[0]
             if condition == "clean" and rng.random() < 0.02:
                 behaviour = "unusable"
-            row = {"id": f"{c['cluster']}/{condition}", "cluster": c["cluster"], "condition": condition,
-                   "model": model, "status": "ok", "output": None, "reason": None,
-                   "behaviour": behaviour}  # ground truth for tests; the scorer ignores it
+            status, reason = "ok", None
             if behaviour in ("failed", "unusable"):
-                row["status"] = behaviour
-                row["reason"] = "HTTP 500 after 5 retries" if behaviour == "failed" else "refused the task"
-                row["output"] = "" if behaviour == "failed" else "I'm sorry, but I can't help with that."
+                status = behaviour
+                reason = "HTTP 500 after 5 retries" if behaviour == "failed" else "refused the task"
+                output = "" if behaviour == "failed" else "I'm sorry, but I can't help with that."
             else:
-                row["output"] = reply(rng, c, condition, behaviour)
-            rows.append(row)
+                output = reply(rng, c, condition, behaviour)
+            row = trace_row(c.cluster, condition, output, status=status, reason=reason, model=model,
+                            source=c.source, benchmark_sha256=benchmark_sha256)
+            rows.append({**row.to_row(), "behaviour": behaviour})
     return rows
+
+
+def trace_row(cluster: str, condition: str, output: str | None, *, status: str = "ok", reason: str | None = None,
+              model: str = "synthetic-model", source: str | None = None,
+              benchmark_sha256: str | None = None) -> TraceRow:
+    """A complete trace row as the runner writes it, with one attempt and fixed times."""
+    started, finished = "2026-01-02T03:04:05.000Z", "2026-01-02T03:04:06.000Z"
+    attempt = Attempt(started_at=started, latency_s=1.0, http_status=500 if status == "failed" else 200,
+                      error="HTTP 500" if status == "failed" else None, retry_after=None, retry_wait_s=None)
+    return TraceRow(
+        id=request_id(cluster, condition), cluster=cluster, condition=condition, source=source, model=model,
+        status=status, output=output, reason=reason, served_model=model,
+        finish_reason=None if status == "failed" else "stop", usage=None, response_id=None, response=None,
+        request={"provider": "synthetic", "model": model}, attempts=(attempt,), previous=(), started_at=started,
+        finished_at=finished, benchmark_sha256=benchmark_sha256, message_sha256=None, runner_version="1")
 
 
 def write_full_set(requests_path, traces_path, seed: int = 1) -> str:
@@ -223,13 +244,13 @@ def write_full_set(requests_path, traces_path, seed: int = 1) -> str:
     from benchmark import dataset
     from common import jsonl
 
-    if all(path.exists() for path in dataset.partition_paths()):
-        cluster_rows, request_rows = dataset.load_clusters(), dataset.request_rows()
+    try:
+        benchmark = dataset.load()
+        cluster_rows, checksum = list(benchmark.clusters), benchmark.sha256
         used = "the committed benchmark (data/benchmark) with synthetic replies"
-    else:
-        cluster_rows = clusters(per_source=50, seed=0)
-        request_rows = requests(cluster_rows)
+    except UserError:
+        cluster_rows, checksum = clusters(per_source=50, seed=0), "0" * 64
         used = "300 synthetic clusters with synthetic replies (data/benchmark is absent)"
-    jsonl.write(requests_path, request_rows)
-    jsonl.write(traces_path, traces(cluster_rows, seed=seed))
+    jsonl.write(requests_path, requests(cluster_rows, checksum))
+    jsonl.write(traces_path, traces(cluster_rows, seed=seed, benchmark_sha256=checksum))
     return used

@@ -14,7 +14,6 @@ import pytest
 
 from common.errors import UserError
 from scorer import export, model_dir, nli
-from scorer.entailment import ModelEntailer, argmax
 from scorer.nli_cache import NliCache
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny-deberta"
@@ -149,21 +148,6 @@ def test_locating_the_model_directory(tmp_path, monkeypatch):
         model_dir.locate(tmp_path / "nowhere")
 
 
-def test_entailer_computes_each_pair_once_and_the_cache_survives_reopening(tmp_path, one_thread):
-    path = tmp_path / "cache.sqlite"
-    first = ModelEntailer(one_thread, NliCache(path), batch_size=2)
-    verdicts = first.entails(PAIRS + PAIRS[:2])
-    assert (first.requested, first.cache_hits, first.computed) == (len(PAIRS), 0, len(PAIRS))
-    expected = [argmax(row) == 2 for row in REFERENCE["logits"]]
-    assert [verdicts[p] for p in PAIRS] == expected
-    first.cache.close()
-
-    second = ModelEntailer(one_thread, NliCache(path), batch_size=3)
-    assert second.entails(PAIRS) == verdicts
-    assert (second.cache_hits, second.computed) == (len(PAIRS), 0)
-    assert second.logits == first.logits
-
-
 def test_cache_keys_include_the_model_checksum(tmp_path):
     cache = NliCache(tmp_path / "c.sqlite")
     cache.put("a" * 64, {("p", "h"): [0.5, 1.5, -2.0]})
@@ -184,8 +168,3 @@ def test_nli_export_says_it_needs_torch_and_transformers(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "torch", None)  # as if not installed
     assert seam.main(["nli-export", "--out", "unused"]) == 2
     assert "nli-export needs torch and transformers" in capsys.readouterr().err
-
-
-def test_argmax_takes_the_lowest_index_on_a_tie():
-    assert argmax([0.1, 0.7, 0.7]) == 1
-    assert argmax([-1.0, -3.0, -2.0]) == 0

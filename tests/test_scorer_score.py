@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 import seam
-from benchmark.render import TREATMENTS
 from common import jsonl
 from common.errors import UserError
+from common.records import TREATMENTS, Label
 from scorer import synthetic
-from scorer.inputs import read_requests, read_traces
+from scorer.inputs import read_items, read_traces
 from scorer.score import SCORER_VERSION, score
 
 FORMATS_FIELDS = {"model", "cluster", "condition", "source", "genre", "comment_id", "usable", "absorbed", "tier",
@@ -28,13 +28,13 @@ def request(cluster, condition, genre, artifact):
     trailing = condition != "clean"
     return {"id": f"{cluster}/{condition}", "cluster": cluster, "condition": condition,
             "source": "humaneval" if genre == "code" else "wikipedia", "genre": genre, "license": "MIT",
-            "artifact": artifact, "comment_id": "casual-00" if trailing else None,
+            "message": f"Fix the typos.\n\n{artifact}", "artifact": artifact,
+            "comment_id": "casual-00" if trailing else None, "benchmark_sha256": "0" * 64,
             **{k: (v if trailing else None) for k, v in COMMENT.items()}}
 
 
 def trace(cluster, condition, output, status="ok", reason=None, model="m1"):
-    return {"id": f"{cluster}/{condition}", "cluster": cluster, "condition": condition, "model": model,
-            "status": status, "output": output, "reason": reason}
+    return synthetic.trace_row(cluster, condition, output, status=status, reason=reason, model=model).to_row()
 
 
 def write_inputs(tmp_path, clusters, traces):
@@ -48,7 +48,7 @@ def write_inputs(tmp_path, clusters, traces):
 
 def run_score(tmp_path, clusters, traces, entailer=None):
     req, tr = write_inputs(tmp_path, clusters, traces)
-    return score(read_traces(tr), read_requests(req), entailer)
+    return score(read_traces(tr), read_items(req), entailer)
 
 
 class FakeEntailer:
@@ -64,17 +64,24 @@ class FakeEntailer:
         return {p: "team" in p[0].lower() for p in pairs}
 
 
+def rows_of(result):
+    """The label rows as written (and checked to read back as the same records)."""
+    rows = [label.to_row() for label in result.labels]
+    assert [Label.from_row(row, "label") for row in rows] == result.labels
+    return rows
+
+
 def by_condition(result):
-    return {row["condition"]: row for row in result.labels}
+    return {row["condition"]: row for row in rows_of(result)}
 
 
 def test_label_rows_carry_the_documented_fields_and_are_sorted(tmp_path):
     traces = [trace(c, cond, CODE) for c in ("humaneval-002", "humaneval-001")
               for cond in ("clean", *reversed(TREATMENTS))]
     result = run_score(tmp_path, {"humaneval-001": ("code", CODE), "humaneval-002": ("code", CODE)}, traces)
-    assert [(r["cluster"], r["condition"]) for r in result.labels] == [
+    assert [(r["cluster"], r["condition"]) for r in rows_of(result)] == [
         (c, cond) for c in ("humaneval-001", "humaneval-002") for cond in TREATMENTS]
-    for row in result.labels:
+    for row in rows_of(result):
         assert set(row) == FORMATS_FIELDS
         assert row["usable"] is True and row["absorbed"] is False and row["tier"] is None
         assert row["tiers_run"] == ["witness", "content"] and row["tiers_not_run"] == []
@@ -128,7 +135,7 @@ def test_without_the_model_undecided_prose_rows_report_entailment_not_run(tmp_pa
     traces = [trace("wikipedia-001", "clean", PROSE), trace("wikipedia-001", "newline", PROSE),
               trace("humaneval-001", "clean", CODE), trace("humaneval-001", "newline", CODE)]
     result = run_score(tmp_path, {"wikipedia-001": ("prose", PROSE), "humaneval-001": ("code", CODE)}, traces)
-    rows = {r["cluster"]: r for r in result.labels}
+    rows = {r["cluster"]: r for r in rows_of(result)}
     assert rows["wikipedia-001"]["absorbed"] is False
     assert rows["wikipedia-001"]["tiers_not_run"] == ["entailment"]
     assert rows["humaneval-001"]["tiers_not_run"] == []
@@ -160,7 +167,7 @@ def test_unusable_or_failed_outputs_are_excluded_with_a_reason(tmp_path):
               trace("wikipedia-002", "blank", "```\n```"),
               trace("wikipedia-003", "newline", PROSE)]
     clusters = {f"wikipedia-00{i}": ("prose", PROSE) for i in (1, 2, 3)}
-    rows = {(r["cluster"], r["condition"]): r for r in run_score(tmp_path, clusters, traces).labels}
+    rows = {(r["cluster"], r["condition"]): r for r in rows_of(run_score(tmp_path, clusters, traces))}
     assert rows[("wikipedia-001", "newline")]["reason"] == "clean failed: HTTP 500"
     assert rows[("wikipedia-002", "newline")]["reason"] == "treatment unusable: refusal"
     assert rows[("wikipedia-002", "blank")]["reason"] == "treatment output has no edited text"
@@ -174,7 +181,7 @@ def test_last_trace_row_of_an_id_is_the_final_one(tmp_path):
               trace("humaneval-001", "newline", "", status="failed", reason="timeout"),
               trace("humaneval-001", "newline", CODE + "\n# whole team after lunch")]
     result = run_score(tmp_path, {"humaneval-001": ("code", CODE)}, traces)
-    assert [(r["condition"], r["tier"]) for r in result.labels] == [("newline", "witness")]
+    assert [(r.condition, r.tier) for r in result.labels] == [("newline", "witness")]
 
 
 def test_a_torn_trace_tail_is_refused_naming_the_line(tmp_path):
@@ -191,13 +198,13 @@ def test_traces_from_another_benchmark_version_are_refused(tmp_path):
     requests = [{**r, "benchmark_sha256": "b" * 64} for _, r in jsonl.read(req)]
     jsonl.write(req, requests)
     with pytest.raises(UserError, match=r"traces.jsonl:1: rendered from benchmark aaaaaaaaaaaa"):
-        score(read_traces(tr), read_requests(req))
+        score(read_traces(tr), read_items(req))
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"status": "done"}, "'status' of ok, unusable, failed"),
-    ({"id": "humaneval-001/other", "condition": "other"}, "condition 'other'"),
-    ({"id": "humaneval-001/blank"}, "does not match cluster/condition"),
+    ({"status": "done"}, "field 'status' is 'done', expected one of ok, unusable, failed"),
+    ({"id": "humaneval-001/other", "condition": "other"}, "field 'condition' is 'other', expected one of clean, "),
+    ({"id": "humaneval-001/blank"}, "id 'humaneval-001/blank' does not match cluster/condition"),
     ({"model": "m2"}, "score one model per traces file"),
     ({"output": None}, "status ok needs a string 'output'"),
     ({"cluster": "humaneval-999", "id": "humaneval-999/newline"}, "is not a request of this benchmark"),
@@ -206,18 +213,34 @@ def test_bad_trace_rows_name_file_and_line(tmp_path, bad, message):
     rows = [trace("humaneval-001", "clean", CODE), {**trace("humaneval-001", "newline", CODE), **bad}]
     req, tr = write_inputs(tmp_path, {"humaneval-001": ("code", CODE)}, rows)
     with pytest.raises(UserError, match=rf"traces.jsonl:2: .*{message}"):
-        score(read_traces(tr), read_requests(req))
+        score(read_traces(tr), read_items(req))
 
 
 def test_bad_request_rows_name_file_and_line(tmp_path):
     rows = [request("wikipedia-001", "clean", "prose", PROSE),
             {**request("wikipedia-001", "newline", "prose", PROSE), "witness": None}]
     jsonl.write(tmp_path / "r.jsonl", rows)
-    with pytest.raises(UserError, match=r"r.jsonl:2: field 'witness' is a NoneType, expected a string"):
-        read_requests(tmp_path / "r.jsonl")
+    with pytest.raises(UserError, match=r"r.jsonl:2: a newline request needs its comment, comment_id, witness"):
+        read_items(tmp_path / "r.jsonl")
     jsonl.write(tmp_path / "r.jsonl", [{**rows[0], "genre": "poetry"}])
-    with pytest.raises(UserError, match=r"r.jsonl:1: genre 'poetry'"):
-        read_requests(tmp_path / "r.jsonl")
+    with pytest.raises(UserError, match=r"r.jsonl:1: field 'genre' is 'poetry', expected one of code, prose"):
+        read_items(tmp_path / "r.jsonl")
+    jsonl.write(tmp_path / "r.jsonl", [rows[0], rows[0]])
+    with pytest.raises(UserError, match=r"r.jsonl:2: duplicate request id 'wikipedia-001/clean'"):
+        read_items(tmp_path / "r.jsonl")
+
+
+def test_items_from_the_benchmark_clusters_equal_those_from_its_rendered_requests(tmp_path, capsys):
+    """The default input (clusters, nothing rendered) and `--requests` on `seam.py prompts` agree exactly."""
+    assert seam.main(["prompts"]) == 0
+    (tmp_path / "requests.jsonl").write_text(capsys.readouterr().out, encoding="utf-8")
+    from_requests = read_items(tmp_path / "requests.jsonl")
+    from_clusters = read_items()
+    assert len(from_clusters) == 1800 and list(from_clusters) == list(from_requests)
+    assert from_clusters == from_requests
+    newline = from_clusters["humaneval-001/newline"]
+    assert newline.comment is not None and newline.comment_id == newline.comment.id
+    assert from_clusters["humaneval-001/clean"].comment is None
 
 
 def test_synthetic_trace_set_matches_its_ground_truth(tmp_path):
@@ -226,10 +249,10 @@ def test_synthetic_trace_set_matches_its_ground_truth(tmp_path):
     rows = synthetic.traces(clusters, seed=4)
     jsonl.write(tmp_path / "tr.jsonl", rows)
     behaviour = {r["id"]: r["behaviour"] for r in rows}
-    result = score(read_traces(tmp_path / "tr.jsonl"), read_requests(tmp_path / "req.jsonl"))
+    result = score(read_traces(tmp_path / "tr.jsonl"), read_items(tmp_path / "req.jsonl"))
     assert len(result.labels) == 60 * 5
     seen = set()
-    for label in result.labels:
+    for label in rows_of(result):
         kind = behaviour[label["id"]]
         seen.add(kind)
         if kind in ("ignore", "reword", "acknowledge") and label["usable"]:

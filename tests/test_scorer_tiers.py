@@ -86,3 +86,47 @@ def test_premises_are_the_new_sentences_once_each_and_none_for_code():
 def test_entailment_applies_to_prose_only():
     assert tiers.tiers_for("code") == ("witness", "content")
     assert tiers.tiers_for("prose") == ("witness", "content", "entailment")
+
+
+TRICKY = [
+    "", "  \n\t ", "One. Two!\n\nThree?", "x = 1\n\n    # lunch. team.\ny = 2",
+    "ΟΔΟΣ\nΣΑΣ ΣΑΣ.", "\u0301e\u0301\nd'\n'x don't", "\u1100\n\u1161\u11a8", "ﬁn ① \u00a8 \u212b\u2028K\u0345Σ",
+    "Mr.\nDarcy said \u201cno.\u201d\u00a0It\x1cwas\x85late\u2029\u3000end", "a_b\r\nc\rd\x0be\x0cf\x1fg",
+]
+
+
+def test_the_texts_normal_form_is_its_units_normal_forms_joined():
+    """tiers.TextUnits.padded joins the units' normal forms instead of normalising the whole text again."""
+    import random
+
+    from common.normalize import normalize
+
+    rng = random.Random(7)
+    alphabet = [*"abXY ΣσİK'\u2019-.!?\"\n\r\t\x0b\x0c\x1c\x1f\x85\u2028\u00a0\u200b_#", "e\u0301", "\u0301",
+                "\u1100", "\u1161", "ﬁ", "\u0345", "\u00a8", "Mr. ", "e.g. ", "\n\n", " \n \t\n"]
+    texts = TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+    for text in texts:
+        for genre in ("code", "prose"):
+            assert tiers.TextUnits(text, genre).padded == f" {normalize(text)} ", (text, genre)
+
+
+def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
+    """common.normalize.normalize skips NFKC and uses a table for ASCII text; the result must not change."""
+    import random
+    import re
+    import unicodedata
+
+    from common.normalize import normalize
+
+    def by_the_rules(text):  # the module docstring's rules, written out plainly (curly quotes: only U+2019 here)
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2014", "-").lower()
+        text = re.sub(r"(?<=[^\W_])'(?=[^\W_])", "", text)
+        return re.sub(r"[\W_]+", " ", text).strip()
+
+    rng = random.Random(3)
+    every_ascii = "".join(map(chr, range(128)))
+    texts = [every_ascii, every_ascii[::-1], "Don't 'quote' it_now -- x'", "  \x1c\x1f\x0b ", "", "A'B'C d' 'e"]
+    texts += ["".join(rng.choice(every_ascii + "'''aA  ") for _ in range(rng.randint(0, 30))) for _ in range(5000)]
+    texts += ["caf\u00e9 \u2019ok\u2019 friday\u2019s \ufb01ne \u2014 \u00bd"]  # and the general path
+    for text in texts:
+        assert normalize(text) == by_the_rules(text), repr(text)
