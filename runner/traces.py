@@ -10,15 +10,12 @@ naming file and line, and `seam.py run --move-torn` moves those bytes into
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import traces as common_traces
 from common.errors import UserError
 from common.files import make_parent
 from common.traces import TornTail
@@ -111,68 +108,3 @@ def _lock(fd: int) -> None:
         return
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
-
-# --- compatibility: the dict readers scorer/ and validity/ still call -----------------------------------
-# The runner's former reader, unchanged (it checks only id and status, as those stages' tests expect) and
-# unused by the runner; revert this commit once scorer/ and validity/ read through common.traces (issue 12).
-
-_STATUSES = ("ok", "unusable", "failed")
-
-
-@dataclass(frozen=True)
-class TraceState:
-    final: dict  # id -> final row
-    lines: dict  # id -> line number of its final row
-    rows: int  # complete rows in the file
-    torn: TornTail | None
-
-
-def scan(path: str | Path) -> TraceState:
-    """Read a trace file (a missing one is empty): its final rows and any torn tail."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return TraceState(final={}, lines={}, rows=0, torn=None)
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a trace file (JSON Lines)") from None
-    end = data.rfind(b"\n") + 1  # bytes after `end` lack their newline
-    complete = data[:end].split(b"\n")[:-1]
-    torn = TornTail(line=len(complete) + 1, offset=end, size=len(data) - end) if end < len(data) else None
-    final, lines = {}, {}
-    for index, raw in enumerate(complete):
-        number = index + 1
-        row = _parse_row(path, number, raw)
-        final[row["id"]] = row
-        lines[row["id"]] = number
-    return TraceState(final=final, lines=lines, rows=len(complete), torn=torn)
-
-
-def final_rows(path: str | Path) -> dict[str, dict]:
-    """One final row (the last one) per request id. A torn tail is a `UserError`.
-
-    Each row has at least: id, cluster, condition, model, status ("ok" |
-    "unusable" | "failed"), output, reason, served_model, finish_reason, usage,
-    request, attempts, benchmark_sha256 (docs/RUNNER.md lists every field).
-    """
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such trace file")
-    state = scan(path)
-    if state.torn:
-        raise UserError(common_traces.torn_message(path, state.torn))
-    return state.final
-
-
-def _parse_row(path: Path, number: int, raw: bytes) -> dict:
-    try:
-        row = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}:{number}: expected one JSON trace row per line ({exc}); the file is "
-                        "damaged in the middle, not just at its end") from None
-    if not isinstance(row, dict):
-        raise UserError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}")
-    if not isinstance(row.get("id"), str) or row.get("status") not in _STATUSES:
-        raise UserError(f"{path}:{number}: expected a trace row with a string 'id' and a 'status' of "
-                        f"{', '.join(_STATUSES)}")
-    return row
