@@ -125,22 +125,3 @@ def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=Non
         chosen = chosen[:limit]
     return [request for cluster in chosen for request in cluster_requests(cluster, benchmark.sha256, conditions)]
 
-
-# --- compatibility: the dict-returning readers that scorer/ and validity/ still call ----------------
-# Each is one call of `load`; remove them once those stages use `load` and `requests` (issue 12).
-
-def benchmark_sha256(data_dir: Path = DATA_DIR) -> str:
-    """SHA-256 of the partition files concatenated in the fixed order (use `load().sha256`)."""
-    return checksum(partition_files(data_dir))
-
-
-def load_clusters(data_dir: Path = DATA_DIR) -> list[dict]:
-    """All cluster rows as dicts, in file order (use `load().clusters`)."""
-    return [cluster.to_row() for cluster in load(data_dir).clusters]
-
-
-def request_rows(data_dir: Path = DATA_DIR, *, sources=None, conditions=None, clusters=None,
-                 limit: int | None = None) -> list[dict]:
-    """Rendered request rows as dicts (use `requests`)."""
-    return [request.to_row() for request in requests(load(data_dir), sources=sources, conditions=conditions,
-                                                      cluster_ids=clusters, limit=limit)]
