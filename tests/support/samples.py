@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from common import jsonl
-from common.records import Request
+from common.records import Attempt, Request, TraceRow
 
 BENCHMARK_SHA = "b" * 64
 
@@ -31,17 +31,17 @@ def write_requests(path, requests: list[Request]) -> None:
 
 def trace_row(request_id: str = "synthetic-000/clean", status: str = "ok", output: str | None = "x", *,
               model: str = "m", **fields) -> dict:
-    """A valid trace row (docs/RUNNER.md) as the runner writes it; `fields` override any field."""
+    """A valid trace row as the runner writes it (built as a `TraceRow`, so it cannot drift from the
+    format); `fields` then override any field, to make the invalid rows some tests need."""
     cluster, _, condition = request_id.partition("/")
-    row = {
-        "id": request_id, "cluster": cluster, "condition": condition, "source": "synthetic", "model": model,
-        "status": status, "output": output, "reason": None if status == "ok" else "empty output",
-        "served_model": None, "finish_reason": None, "usage": None, "response_id": None, "response": None,
-        "request": {"provider": "openai", "model": "fake-model", "parameters": {}},
-        "attempts": [{"started_at": "2026-01-02T03:04:05.678Z", "latency_s": 0.5, "http_status": 200,
-                      "error": None, "retry_after": None, "retry_wait_s": None}],
-        "previous": [], "started_at": "2026-01-02T03:04:05.600Z", "finished_at": "2026-01-02T03:04:06.200Z",
-        "benchmark_sha256": BENCHMARK_SHA, "message_sha256": "c" * 64, "runner_version": "1",
-    }
+    attempt = Attempt(started_at="2026-01-02T03:04:05.678Z", latency_s=0.5, http_status=200, error=None,
+                      retry_after=None, retry_wait_s=None)
+    row = TraceRow(
+        id=request_id, cluster=cluster, condition=condition, source="synthetic", model=model, status=status,
+        output=output, reason=None if status == "ok" else "empty output", served_model=None, finish_reason=None,
+        usage=None, response_id=None, response=None,
+        request={"provider": "openai", "model": "fake-model", "parameters": {}}, attempts=(attempt,), previous=(),
+        started_at="2026-01-02T03:04:05.600Z", finished_at="2026-01-02T03:04:06.200Z",
+        benchmark_sha256=BENCHMARK_SHA, message_sha256="c" * 64, runner_version="1").to_row()
     row.update(fields)
     return row
