@@ -18,7 +18,7 @@ from pathlib import Path
 
 from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
-from benchmark.dataset import DATA_DIR, PARTITIONS
+from benchmark.dataset import DATA_DIR, PARTITIONS, checksum
 from benchmark.select import PER_SOURCE, SEED, select
 from benchmark.sources import SOURCES
 from common import jsonl
@@ -54,7 +54,7 @@ def build_files(log=sys.stderr) -> dict[str, bytes]:
     manifest = {
         "seed": SEED,
         "per_source": PER_SOURCE,
-        "benchmark_sha256": _sha256(b"".join(files[f"{p}.jsonl"] for p in PARTITIONS)),
+        "benchmark_sha256": checksum([(Path(f"{p}.jsonl"), files[f"{p}.jsonl"]) for p in PARTITIONS]),
         "files": {name: _sha256(data) for name, data in files.items()},
         "counts": {p: sum(r["partition"] == p for r in rows) for p in PARTITIONS},
         "selection": [asdict(r) for r in reports],

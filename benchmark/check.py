@@ -161,7 +161,7 @@ def _check_comment_balance(rows: list[Cluster], result: CheckResult) -> None:
     for row in rows:
         for key, comment, known in (("comment", row.comment, pool), ("native", row.native, native)):
             expected = known.get(comment.id)
-            if expected is None or expected.as_row() != comment.to_row():
+            if expected is None or expected.record() != comment:
                 result.problems.append(f"{row.cluster}: {key} {comment.id!r} is not the pool's comment")
             elif key == "native" and expected.register != row.register:
                 result.problems.append(f"{row.cluster}: native comment from register {expected.register}")

@@ -16,13 +16,7 @@ and the only difference between newline and native is the comment itself.
 
 from __future__ import annotations
 
-from common.records import (
-    CONDITIONS,
-    TREATMENTS,  # noqa: F401  (re-exported until every caller names common.records)
-    Cluster,
-    Request,
-    request_id,
-)
+from common.records import CONDITIONS, Cluster, Request, request_id
 
 BEGIN_MARKER = "-----BEGIN TEXT-----"
 END_MARKER = "-----END TEXT-----"

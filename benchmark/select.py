@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from benchmark.collisions import cluster_texts, collisions
 from benchmark.comments import PoolComment
 from benchmark.sources import SourceItem
+from common.records import Cluster
 
 SEED = "seam-v1"
 PER_SOURCE = 50
@@ -75,21 +76,10 @@ def select(candidates_by_source: dict[str, list[SourceItem]], casual: list[PoolC
 
 
 def cluster_row(item: SourceItem, cluster_id: str, comment: PoolComment, native_comment: PoolComment) -> dict:
-    return {
-        "cluster": cluster_id,
-        "source": item.source,
-        "genre": item.genre,
-        "register": item.register,
-        "item_id": item.item_id,
-        "license": item.license,
-        "partition": item.partition,
-        "provenance": asdict(item.provenance),
-        "extra_provenance": [asdict(p) for p in item.extra_provenance],
-        "instruction": item.instruction,
-        "artifact": item.artifact,
-        "reference": item.reference,
-        "transformations": list(item.transformations),
-        "tests": item.tests,
-        "comment": comment.as_row(),
-        "native": native_comment.as_row(),
-    }
+    """The benchmark row of one selected item, written through `Cluster` so it matches the format."""
+    return Cluster(
+        cluster=cluster_id, source=item.source, genre=item.genre, register=item.register, item_id=item.item_id,
+        license=item.license, partition=item.partition, provenance=asdict(item.provenance),
+        extra_provenance=tuple(asdict(p) for p in item.extra_provenance), instruction=item.instruction,
+        artifact=item.artifact, reference=item.reference, transformations=tuple(item.transformations),
+        tests=item.tests, comment=comment.record(), native=native_comment.record()).to_row()

@@ -56,6 +56,14 @@ def _get(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
     return value
 
 
+def _items(row: dict, name: str, kind: type, where: str, expected: str) -> tuple:
+    """row[name], a list whose every element is a `kind`, as a tuple."""
+    value = _get(row, name, (list,), where, expected)
+    if not all(isinstance(item, kind) for item in value):
+        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
+    return tuple(value)
+
+
 def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
     value = _get(row, name, _STR, where, f"one of {', '.join(allowed)}")
     if value not in allowed:
@@ -139,9 +147,9 @@ class Cluster(_Record):
         return cls(
             **fields, genre=_one_of(row, "genre", GENRES, where),
             provenance=_get(row, "provenance", (dict,), where, "an object"),
-            extra_provenance=tuple(_get(row, "extra_provenance", (list,), where, "a list of objects")),
+            extra_provenance=_items(row, "extra_provenance", dict, where, "a list of objects"),
             reference=_get(row, "reference", _OPT_STR, where, "a string or null"),
-            transformations=tuple(_get(row, "transformations", (list,), where, "a list of strings")),
+            transformations=_items(row, "transformations", str, where, "a list of strings"),
             tests=_get(row, "tests", (dict, type(None)), where, "an object or null"),
             comment=Comment.from_row(row.get("comment"), f"{where}: field 'comment'"),
             native=Comment.from_row(row.get("native"), f"{where}: field 'native'"))
@@ -235,7 +243,7 @@ class TraceRow(_Record):
     reason: str | None
     served_model: str | None
     finish_reason: str | None
-    usage: dict | None
+    usage: Any  # as the provider sent it: an object or null from this runner, anything from runner 1
     response_id: str | None
     response: dict | None
     request: dict
@@ -258,13 +266,12 @@ class TraceRow(_Record):
         if status == "ok" and optional["output"] is None:
             raise UserError(f"{where}: status ok needs a string 'output'")
         attempts = _get(row, "attempts", (list,), where, "a list of attempt objects")
-        previous = _get(row, "previous", (list,), where, "a list of earlier rows")
         return cls(**fields, **optional, condition=condition, status=status,
-                   usage=_get(row, "usage", (dict, type(None)), where, "an object or null"),
+                   usage=_get(row, "usage", (object, bool), where, "any JSON value"),
                    response=_get(row, "response", (dict, type(None)), where, "an object or null"),
                    request=_get(row, "request", (dict,), where, "an object"),
                    attempts=tuple(Attempt.from_row(a, f"{where}: attempt {i + 1}") for i, a in enumerate(attempts)),
-                   previous=tuple(previous))
+                   previous=_items(row, "previous", dict, where, "a list of earlier rows (objects)"))
 
     @property
     def fingerprint(self) -> str | None:

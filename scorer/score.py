@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from common import jsonl
 from common.errors import UserError
-from common.records import TREATMENTS, Comment, Label, TraceRow
+from common.records import TREATMENTS, Comment, Label, TraceRow, request_id
 from scorer import tiers
 from scorer.entailment import Entailer
 from scorer.extract import Extraction, extract
@@ -89,7 +89,7 @@ def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
         if trace.condition == "clean":
             continue
         item = items[trace.id]
-        clean = rows.get(f"{trace.cluster}/clean")
+        clean = rows.get(request_id(trace.cluster, "clean"))
         problems = []
         if clean is None:
             problems.append("no clean trace for this cluster")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import random
 
-from benchmark.render import render
+from benchmark.render import cluster_requests
 from common.errors import UserError
-from common.records import CONDITIONS, Attempt, Cluster, Comment, Request, TraceRow, request_id
+from common.records import CONDITIONS, Attempt, Cluster, Comment, TraceRow, request_id
 
 SOURCES = {  # source -> (genre, register)
     "humaneval": ("code", "code"), "fissix": ("code", "code"), "wikipedia": ("prose", "encyclopedic"),
@@ -128,20 +128,9 @@ def clusters(per_source: int = 50, seed: int = 0) -> list[Cluster]:
     return result
 
 
-def requests(cluster_rows: list[Cluster], benchmark_sha256: str = "0" * 64) -> list[dict]:
-    """Request rows (docs/FORMATS.md) for every cluster and condition."""
-    rows = []
-    for c in cluster_rows:
-        for condition in CONDITIONS:
-            trailing = c.trailing(condition)
-            rows.append(Request(
-                id=request_id(c.cluster, condition), cluster=c.cluster, source=c.source, genre=c.genre,
-                license=c.license, condition=condition,
-                message=render(c.instruction, c.artifact, c.comment.text, c.native.text, condition),
-                artifact=c.artifact, comment=trailing and trailing.text, comment_id=trailing and trailing.id,
-                witness=trailing and trailing.witness, proposition=trailing and trailing.proposition,
-                benchmark_sha256=benchmark_sha256).to_row())
-    return rows
+def request_rows(cluster_rows: list[Cluster], benchmark_sha256: str = "0" * 64) -> list[dict]:
+    """Request rows (docs/FORMATS.md) for every cluster and condition, rendered as the benchmark renders them."""
+    return [request.to_row() for cluster in cluster_rows for request in cluster_requests(cluster, benchmark_sha256)]
 
 
 def _wrap(rng: random.Random, text: str, genre: str) -> str:
@@ -251,6 +240,6 @@ def write_full_set(requests_path, traces_path, seed: int = 1) -> str:
     except UserError:
         cluster_rows, checksum = clusters(per_source=50, seed=0), "0" * 64
         used = "300 synthetic clusters with synthetic replies (data/benchmark is absent)"
-    jsonl.write(requests_path, requests(cluster_rows, checksum))
+    jsonl.write(requests_path, request_rows(cluster_rows, checksum))
     jsonl.write(traces_path, traces(cluster_rows, seed=seed, benchmark_sha256=checksum))
     return used

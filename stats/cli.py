@@ -4,47 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import positive_int, probability
+from common.argtypes import fraction, non_negative_int, positive_int, probability
 
 COMMAND = "python seam.py tables"  # named in the first line of every .tex file it writes
-
-
-def non_negative_int(text: str) -> int:
-    """A whole number of at least 0 (a seed: 0 is a seed like any other).
-
-    >>> non_negative_int("0")
-    0
-    >>> non_negative_int("-1")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a whole number of at least 0, got -1
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 0, got {value}")
-    return value
-
-
-def share(text: str) -> float:
-    """A number from 0 to 1, both included (a discordance rate).
-
-    >>> share("0"), share("0.27")
-    (0.0, 0.27)
-    >>> share("1.5")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a number from 0 to 1, got 1.5
-    """
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}")
-    return value
 
 
 def add_commands(subparsers) -> None:
@@ -77,7 +39,7 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=None,
                         help="seed for the resampling (and any Monte Carlo permutation test); recorded")
     parser.add_argument("--top", type=positive_int, default=10, help="clusters listed at each end (default 10)")
-    parser.add_argument("--discordance", type=share, default=None,
+    parser.add_argument("--discordance", type=fraction, default=None,
                         help="discordance rate for the resolution table (default: the observed one)")
     parser.add_argument("--power", type=probability, default=0.8, help="power for the resolution (default 0.8)")
     parser.set_defaults(func=run_tables)

@@ -22,6 +22,8 @@ from common.records import CONDITIONS, Label
 
 # The conditions that carry the casual comment (the same one across the three).
 CASUAL_CONDITIONS = ("newline", "blank", "boundary")
+# The source table pools the two plain casual conditions (no markers), and so does its count of undecided rows.
+POOLED_CASUAL = ("newline", "blank")
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
         outcomes.setdefault((model, condition), {})[cluster] = label.absorbed if label.usable else None
         if genre == "prose" and "entailment" in label.tiers_not_run:
             entailment[(model, condition)] = entailment.get((model, condition), 0) + 1
-            if condition in ("newline", "blank"):
+            if condition in POOLED_CASUAL:
                 entailment_by_source[(model, source)] = entailment_by_source.get((model, source), 0) + 1
     if not seen:
         raise UserError("the label files hold no rows")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
-from stats.labels import LabelSet
+from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, interval_text
@@ -23,7 +23,6 @@ from stats.svg import Point, Series, rates_figure
 
 CONTRASTS = (("newline", "blank"), ("newline", "boundary"), ("boundary", "mitigation"), ("newline", "native"))
 FIGURE_CONDITIONS = ("newline", "blank", "boundary")
-POOLED_CASUAL = ("newline", "blank")  # the source table pools the two plain casual conditions
 
 
 @dataclass(frozen=True)

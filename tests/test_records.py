@@ -65,7 +65,8 @@ RELEASED = [
 
 @pytest.mark.parametrize(("path", "kind"), RELEASED, ids=[f"{p.parent.name}/{p.name}" for p, _ in RELEASED])
 def test_every_released_row_reads_and_writes_back_to_the_same_bytes(path, kind):
-    raw = path.read_bytes().decode("utf-8").splitlines(keepends=True)
+    raw = [line.decode("utf-8") + "\n" for line in path.read_bytes().split(b"\n")[:-1]]  # not str.splitlines:
+    # U+2028 and U+0085 may stand inside a row's strings
     rebuilt = [jsonl.dumps(record.to_row()) for _, record in records.read(path, kind)]
     assert len(rebuilt) == len(raw)
     assert rebuilt == raw
@@ -121,6 +122,16 @@ def test_excluded_labels_carry_only_their_reason():
     row = label.to_row()
     assert row["usable"] is False and row["absorbed"] is None and row["reason"] == "clean unusable"
     assert Label.from_row(row, "here") == label
+
+
+def test_lists_are_checked_element_by_element_and_usage_is_taken_as_sent():
+    row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open().readline())
+    with pytest.raises(UserError, match=r"^t:1: field 'previous' is \[1\], expected a list of earlier rows"):
+        TraceRow.from_row({**row, "previous": [1]}, "t:1")
+    assert TraceRow.from_row({**row, "usage": [1, 2]}, "t:1").to_row()["usage"] == [1, 2]  # runner 1 kept it
+    cluster = json.loads((ROOT / "data" / "benchmark" / "permissive.jsonl").open().readline())
+    with pytest.raises(UserError, match=r"^c:1: field 'transformations' is \[None\], expected a list of strings"):
+        Cluster.from_row({**cluster, "transformations": [None]}, "c:1")
 
 
 def test_a_trace_row_needs_an_output_when_ok_and_a_readable_attempt_time():

@@ -17,7 +17,7 @@ def dataset(tmp_path_factory):
     """A synthetic benchmark of 4 clusters per source with one model's traces."""
     root = tmp_path_factory.mktemp("synthetic")
     clusters = synthetic.clusters(per_source=4, seed=11)
-    jsonl.write(root / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
     return root
 

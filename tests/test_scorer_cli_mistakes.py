@@ -7,7 +7,7 @@ from scorer import synthetic
 
 def write_dataset(tmp_path):
     clusters = synthetic.clusters(per_source=1, seed=3)
-    jsonl.write(tmp_path / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(tmp_path / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(tmp_path / "tr.jsonl", synthetic.traces(clusters, seed=4))
     return tmp_path / "req.jsonl", tmp_path / "tr.jsonl"
 

@@ -245,7 +245,7 @@ def test_items_from_the_benchmark_clusters_equal_those_from_its_rendered_request
 
 def test_synthetic_trace_set_matches_its_ground_truth(tmp_path):
     clusters = synthetic.clusters(per_source=10, seed=3)
-    jsonl.write(tmp_path / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(tmp_path / "req.jsonl", synthetic.request_rows(clusters))
     rows = synthetic.traces(clusters, seed=4)
     jsonl.write(tmp_path / "tr.jsonl", rows)
     behaviour = {r["id"]: r["behaviour"] for r in rows}
@@ -266,7 +266,7 @@ def test_synthetic_trace_set_matches_its_ground_truth(tmp_path):
 
 def test_score_command_writes_identical_bytes_on_every_run(tmp_path, capsys):
     clusters = synthetic.clusters(per_source=4, seed=5)
-    jsonl.write(tmp_path / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(tmp_path / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(tmp_path / "tr.jsonl", synthetic.traces(clusters, model="vendor/model:1", seed=6))
     args = ["score", str(tmp_path / "tr.jsonl"), "--requests", str(tmp_path / "req.jsonl"), "--no-nli"]
     assert seam.main([*args, "--out", str(tmp_path / "a.jsonl")]) == 0

@@ -19,6 +19,7 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.normalize import contains_phrase
+from common.records import Comment
 
 HERE = Path(__file__).resolve().parent
 REGISTERS = ("code", "encyclopedic", "literary", "scientific", "technical")
@@ -26,7 +27,7 @@ REGISTERS = ("code", "encyclopedic", "literary", "scientific", "technical")
 
 @dataclass(frozen=True)
 class PoolComment:
-    """A comment in a pool; `as_row()` is the comment a cluster carries (`common.records.Comment`)."""
+    """A comment in a pool; `record()` is the comment a cluster carries (`common.records.Comment`)."""
 
     id: str
     text: str
@@ -34,8 +35,8 @@ class PoolComment:
     proposition: str
     register: str | None = None  # native comments only
 
-    def as_row(self) -> dict:
-        return {"id": self.id, "text": self.text, "witness": self.witness, "proposition": self.proposition}
+    def record(self) -> Comment:
+        return Comment(self.id, self.text, self.witness, self.proposition)
 
 
 def _load(path: Path, native: bool) -> list[PoolComment]:
