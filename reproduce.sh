@@ -10,6 +10,7 @@
 # then required); otherwise both sides are lexical-only and the script says so.
 set -euo pipefail
 cd "$(dirname "$0")"
+started_all=$SECONDS  # the total counts the install into .venv too
 source scripts/venv.sh requirements.txt
 execute=()
 if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
@@ -17,7 +18,6 @@ if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
-started_all=$SECONDS
 
 step() {  # step "title" command...: run, report ok/FAILED and the time taken
   local title=$1; shift

@@ -5,7 +5,8 @@ Each stage lives in its own package and contributes its subcommands through
 `add_commands(subparsers)` in its `cli` module; this file only wires them up
 and turns user mistakes (`UserError`) into one line on stderr and exit code 2.
 Stage modules import heavy libraries (numpy, onnxruntime) inside their
-commands, so that `--help` stays instant.
+commands, so that `--help` stays instant; a third-party package missing from the
+Python that runs seam.py (not the one in .venv) is such a mistake too.
 """
 
 from __future__ import annotations
@@ -20,9 +21,34 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from common.errors import UserError  # noqa: E402
+from common.pipes import run_main  # noqa: E402
 
 # The data flows down this list: clusters -> requests -> traces -> labels -> tables.
 STAGES = ("benchmark.cli", "runner.cli", "scorer.cli", "stats.cli", "validity.cli")
+# This repository's packages: a module of theirs that cannot be found is a bug, not a missing install.
+OWN_PACKAGES = frozenset({"common", *(stage.split(".")[0] for stage in STAGES)})
+
+
+def missing_package(exc: ModuleNotFoundError) -> str | None:
+    """The third-party package an import did not find, or None (the standard library's or ours: a bug).
+
+    >>> missing_package(ModuleNotFoundError(name="numpy.linalg")), missing_package(ModuleNotFoundError(name="stats.x"))
+    ('numpy', None)
+    """
+    top = (exc.name or "").split(".")[0]
+    if not top or top in OWN_PACKAGES or top in sys.stdlib_module_names:
+        return None
+    return top
+
+
+def install_hint(package: str) -> str:
+    """What to do about a missing package: use (or repair) the .venv that ./reproduce.sh and ./test.sh make."""
+    venv = ROOT / ".venv"
+    if Path(sys.prefix).resolve() == venv.resolve():
+        return (f"the package '{package}' is not installed in .venv ({sys.executable}); install what seam "
+                "needs with: .venv/bin/python -m pip install -r requirements.txt")
+    return (f"the package '{package}' is not installed in {sys.executable}; run ./reproduce.sh once to create "
+            ".venv, then use .venv/bin/python seam.py … (or first: source .venv/bin/activate)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,19 +66,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    prog = "seam.py"
     try:
+        args = build_parser().parse_args(argv)
+        prog = f"seam.py {args.command}"
         return int(args.func(args) or 0)
     except UserError as exc:
-        print(f"seam.py {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        package = missing_package(exc)
+        if package is None:
+            raise
+        print(f"{prog}: error: {install_hint(package)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"seam.py {args.command}: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `seam.py prompts | head`
-        sys.stderr.close()
-        return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # quiet when the reader stops early: `seam.py prompts | head`

@@ -68,4 +68,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from common.pipes import run_main
+
+    # Only differences are printed, so a reader that stops early stopped on a difference: status 1.
+    sys.exit(run_main(lambda: main(sys.argv[1:]), broken_pipe_status=1))

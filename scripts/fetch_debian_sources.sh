@@ -12,20 +12,30 @@ dest="${SEAM_SOURCES:-$PWD/.sources}/debian"
 # exactly what differs (at least the version string in each row's provenance).
 packages=(r-cran-janeaustenr=1.0.0-1 python3.11-doc=3.11.2-6+deb12u9)
 
+# What is already unpacked needs no apt-get (a machine without it can reuse a copied .sources/).
+missing=()
+for pinned in "${packages[@]}"; do
+  package=${pinned%%=*}
+  if [ -f "$dest/$package/VERSION" ]; then
+    echo "$package $(cat "$dest/$package/VERSION") already unpacked in $dest/$package"
+  else
+    missing+=("$pinned")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
 if ! command -v apt-get > /dev/null || ! command -v dpkg-deb > /dev/null; then
-  echo "fetch_debian_sources.sh needs Debian's apt-get and dpkg-deb (Debian 12 for a byte-identical rebuild)" >&2
+  echo "fetch_debian_sources.sh: ${missing[*]%%=*} not unpacked in $dest, and fetching needs Debian's" \
+       "apt-get and dpkg-deb (Debian 12 for a byte-identical rebuild)" >&2
   exit 1
 fi
 
 mkdir -p "$dest"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for pinned in "${packages[@]}"; do
+for pinned in "${missing[@]}"; do
   package=${pinned%%=*}
-  if [ -f "$dest/$package/VERSION" ]; then
-    echo "$package $(cat "$dest/$package/VERSION") already unpacked in $dest/$package"
-    continue
-  fi
   if ! (cd "$work" && apt-get download "$pinned" >/dev/null 2>&1); then
     echo "apt-get download $pinned failed; refreshing the package lists once" >&2
     apt-get update -qq

@@ -29,7 +29,15 @@ def released_tiers(path: Path) -> str:
     return "lexical"
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
         sys.exit("usage: python scripts/released_tiers.py LABELS.jsonl")
-    print(released_tiers(Path(sys.argv[1])))
+    print(released_tiers(Path(argv[0])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from common.pipes import run_main
+
+    sys.exit(run_main(lambda: main(sys.argv[1:])))

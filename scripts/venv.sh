@@ -20,11 +20,17 @@ export PY=python
 stamp=".venv/.seam-installed-$(cat "$@" | python -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:16])')"
 if [ ! -f "$stamp" ]; then
   for file in "$@"; do
+    # Say what is being installed and how long it took: the first install takes a while.
+    packages=$(sed -e 's/#.*//' -e '/^-r/d' "$file" | tr -s '[:space:]' ' ')
+    packages=${packages# }
+    echo "== installing into .venv (first use, or $file changed): ${packages% }"
+    installing_since=$SECONDS
     if [ "$file" = requirements-build.txt ]; then
       python -m pip install -q --no-deps -r "$file"
     else
       python -m pip install -q -r "$file"
     fi
+    echo "   installed ($((SECONDS - installing_since)) s)"
   done
   touch "$stamp"
 fi

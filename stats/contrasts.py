@@ -112,10 +112,10 @@ def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, not
         permutation = "exact enumeration" if methods in ([], ["exact"]) else (
             f"exact where feasible, otherwise Monte Carlo with {settings.permutations} sign vectors, "
             f"seed {settings.seed}, p = (k + 1)/(R + 1)")
-        method = ("Paired on clusters usable under both conditions. b: absorbed only under the first condition; "
-                  "c: only under the second; diff = (b - c)/n, in percentage points, with a "
+        method = ("Paired on clusters usable under both conditions (n). b: absorbed only under the first "
+                  "condition; c: only under the second; Diff = (b - c)/n, in percentage points, with a "
                   f"{settings.confidence_level:.0%} Newcombe (1998) hybrid score interval (method 10). p McNemar: "
-                  "exact two-sided binomial test on the discordant pairs; p permutation: paired sign-flip test "
-                  f"({permutation}); p Holm: Holm-adjusted exact McNemar p across the models of each contrast; "
-                  f"significant: p Holm < {settings.alpha:g}.")
+                  "exact two-sided binomial test on the discordant pairs; p perm.: paired sign-flip permutation "
+                  f"test ({permutation}); p Holm: Holm-adjusted exact McNemar p across the models of each "
+                  f"contrast; Sig.: p Holm < {settings.alpha:g}.")
     return Table(name, title, columns, tuple(raw), (method, *notes), display)

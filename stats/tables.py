@@ -124,7 +124,7 @@ def rates_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> 
     display = Table("rates", "", (Column("model", "Model"), Column("n", "n", align="r"),
                                   *(Column(c, c, align="r") for c in labels.conditions)), tuple(wide))
     method = (f"Absorption rate in percent over usable pairs, with {settings.confidence_level:.0%} Wilson score "
-              "intervals in brackets; n = usable pairs per condition.")
+              "intervals in brackets; n: usable pairs per condition (smallest–largest when they differ).")
     return Table("rates", "Absorption rate by model and condition", columns, tuple(rows),
                  (method, *notes), display)
 
@@ -189,8 +189,8 @@ def sources_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -
                                     *(Column(s, s, "proportion") for s in sources),
                                     Column("all", "all", "proportion")), tuple(wide))
     method = ("Casual-comment absorption rate in percent, newline and blank conditions pooled (usable pairs "
-              "of both), per source; the CSV adds counts and 95% Wilson intervals (which treat the two "
-              "conditions of a cluster as independent, so they are somewhat too narrow).")
+              "of both), per source; all: every source pooled. The CSV adds counts and 95% Wilson intervals "
+              "(which treat the two conditions of a cluster as independent, so they are somewhat too narrow).")
     return Table("sources", "Casual-comment absorption by source", columns, tuple(rows),
                  (method, *notes), display)
 
@@ -361,7 +361,7 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
     method = ("Smallest paired difference detectable (percentage points) two-sided at Holm's strictest "
               f"level {settings.alpha:g}/models with {settings.power:.0%} power: (z(1 - level/2) + z(power)) "
               f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {source}. "
-              "Empty when that exceeds the discordance: a paired difference never does, so none is "
+              "A dash when that exceeds the discordance: a paired difference never does, so none is "
               "detectable with that power.")
     return Table("resolution", "Resolution of the paired design", columns, tuple(out), (method, *notes))
 

@@ -1,8 +1,44 @@
-"""Make the repository importable from tests without installing it."""
+"""Make the repository importable from tests without installing it, and handle the Debian-sources marker.
 
+A test that reads one of the benchmark's two Debian sources (unpacked by
+scripts/fetch_debian_sources.sh, which needs Debian's apt-get) is marked
+`@pytest.mark.debian_source(PACKAGE, PATH)`, PATH being a file of that package as
+installed. Where the file cannot be found the test is skipped with the reason,
+except on CI (`CI` set, as CI systems and .ci/run set it), where it fails: CI
+must run every test.
+"""
+
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmark.sources import locate  # noqa: E402
+
+
+def on_ci() -> bool:
+    """Whether this run is CI's, by the `CI` variable (test.sh reads it the same way)."""
+    return os.environ.get("CI", "") not in ("", "0", "false", "False", "FALSE", "no")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "debian_source(package, path): needs that file of an unpacked Debian source package; "
+                   "skipped where it is missing, an error on CI")
+
+
+@pytest.hookimpl(tryfirst=True)  # before the fixtures, which would read the sources
+def pytest_runtest_setup(item):
+    for marker in item.iter_markers("debian_source"):
+        package, path = marker.args
+        try:
+            locate.debian_file(package, path)
+        except locate.MissingSource as exc:
+            if on_ci():
+                pytest.fail(f"CI must run every test, but {exc}", pytrace=False)
+            pytest.skip(f"a Debian source is missing: {exc}")

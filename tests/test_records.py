@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.samples import trace_row
 
 from common import jsonl, records
 from common.errors import UserError
@@ -135,7 +136,7 @@ def test_lists_are_checked_element_by_element_and_usage_is_taken_as_sent():
 
 
 def test_a_trace_row_needs_an_output_when_ok_and_a_readable_attempt_time():
-    row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open().readline())
+    row = trace_row()
     TraceRow.from_row(row, "t:1")
     with pytest.raises(UserError, match="^t:1: status ok needs a string 'output'$"):
         TraceRow.from_row({**row, "output": None}, "t:1")

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,8 +60,35 @@ def test_an_altered_label_fails_and_names_the_row(repo, released):
 
 
 def test_an_altered_table_fails_and_names_the_file(repo, released):
+    # Alter the last data row, whichever model it is: the test must not depend on which models data/ holds.
     table = repo / "data" / "tables" / "rates.csv"
-    table.write_text(table.read_text(encoding="utf-8").replace("smollm2", "smollm3", 1), encoding="utf-8")
+    lines = table.read_text(encoding="utf-8").splitlines(keepends=True)
+    model, _, rest = lines[-1].partition(",")
+    lines[-1] = f"{model}-altered,{rest}"
+    table.write_text("".join(lines), encoding="utf-8")
     done = reproduce(repo)
     assert done.returncode == 1
-    assert "data/tables/rates.csv:2: differs" in done.stdout
+    assert f"data/tables/rates.csv:{len(lines)}: differs" in done.stdout
+
+
+def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
+    # A .venv whose pip takes install_s seconds to install nothing; any other use of it is this Python.
+    install_s = 5
+    for folder in ("traces", "labels", "tables"):  # nothing to rescore: the rest takes a second or two
+        shutil.rmtree(repo / "data" / folder)
+    shutil.copy2(ROOT / "requirements.txt", repo / "requirements.txt")
+    bin_dir = repo / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "activate").write_text(f'export PATH="{bin_dir}:$PATH"\n', encoding="utf-8")
+    (bin_dir / "python").write_text(
+        f'#!{shutil.which("bash")}\n'
+        f'if [ "$1 $2" = "-m pip" ]; then sleep {install_s}; exit 0; fi\n'
+        f'exec {sys.executable} "$@"\n', encoding="utf-8")
+    (bin_dir / "python").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("SEAM_NO_VENV", "VIRTUAL_ENV")}
+    done = subprocess.run(["bash", str(repo / "reproduce.sh")], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    total = int(re.search(r"^reproduce: everything matches \((\d+) s", done.stdout, re.M).group(1))
+    assert total >= install_s, done.stdout
+    assert "== installing into .venv (first use, or requirements.txt changed): requests==" in done.stdout
+    assert int(re.search(r"^   installed \((\d+) s\)$", done.stdout, re.M).group(1)) >= install_s

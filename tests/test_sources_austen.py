@@ -11,6 +11,9 @@ import pytest
 from benchmark.sources import austen, locate, rdata
 from benchmark.sources.locate import MissingSource
 
+# The tests that read the unpacked r-cran-janeaustenr (skipped without it, except on CI: tests/conftest.py).
+needs_janeaustenr = pytest.mark.debian_source(austen.PACKAGE, austen.DATA_PATH)
+
 
 @pytest.fixture(scope="module")
 def items():
@@ -23,6 +26,7 @@ def novels():
     return dict(novels)
 
 
+@needs_janeaustenr
 def test_the_database_decodes_to_six_novels(novels):
     assert tuple(novels) == austen.NOVELS
     pride = novels["prideprejudice"]
@@ -32,6 +36,7 @@ def test_the_database_decodes_to_six_novels(novels):
     assert sum(len(lines) for lines in novels.values()) > 70_000
 
 
+@needs_janeaustenr
 def test_enough_candidates_within_bounds(items):
     assert len(items) >= 2000
     per_novel = collections.Counter(item.item_id.split(":")[0] for item in items)
@@ -41,6 +46,7 @@ def test_enough_candidates_within_bounds(items):
         assert item.artifact == item.artifact.strip() and "\n\n" not in item.artifact
 
 
+@needs_janeaustenr
 def test_deterministic_unique_and_in_documented_order(items):
     again = austen.candidates()
     assert [dataclasses.asdict(i) for i in again] == [dataclasses.asdict(i) for i in items]
@@ -50,6 +56,7 @@ def test_deterministic_unique_and_in_documented_order(items):
     assert keys == sorted(keys)
 
 
+@needs_janeaustenr
 def test_artifact_is_the_source_paragraph_verbatim(items, novels):
     """Hard wraps kept: the artifact's lines are consecutive source lines between blank lines."""
     for item in items[::97]:
@@ -66,6 +73,7 @@ def test_artifact_is_the_source_paragraph_verbatim(items, novels):
     assert sum(item.artifact.count("\n") for item in items) > 10 * len(items)
 
 
+@needs_janeaustenr
 def test_labels_licence_provenance_and_instructions(items):
     _, data_provenance = locate.debian_file(austen.PACKAGE, austen.DATA_PATH)
     _, index_provenance = locate.debian_file(austen.PACKAGE, austen.INDEX_PATH)
@@ -79,6 +87,7 @@ def test_labels_licence_provenance_and_instructions(items):
     assert data_provenance.path.endswith("Rdata.rdb") and index_provenance.path.endswith("Rdata.rdx")
 
 
+@needs_janeaustenr
 def test_no_headings_indented_letters_or_editorial_marks(items):
     for item in items:
         first = item.artifact.split("\n", 1)[0]
@@ -109,6 +118,7 @@ def test_missing_package_names_the_fetch_command(monkeypatch, tmp_path):
         austen.candidates()
 
 
+@needs_janeaustenr
 def test_corrupt_database_is_a_clear_error(monkeypatch, tmp_path):
     unpacked = tmp_path / "debian" / austen.PACKAGE
     real_index, _ = locate.debian_file(austen.PACKAGE, austen.INDEX_PATH)

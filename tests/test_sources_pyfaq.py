@@ -11,6 +11,9 @@ from benchmark.sources import locate, pyfaq
 from benchmark.sources.locate import MissingSource
 from common.errors import UserError
 
+# The tests that read the unpacked python3.11-doc (skipped without it, except on CI: tests/conftest.py).
+needs_python_doc = pytest.mark.debian_source(pyfaq.PACKAGE, f"{pyfaq.FAQ_DIR}/{pyfaq.FAQ_PAGES[0]}.rst.txt")
+
 
 @pytest.fixture(scope="module")
 def items():
@@ -27,6 +30,7 @@ def _page_text(page):
     return path.read_text(encoding="utf-8")
 
 
+@needs_python_doc
 def test_enough_candidates_within_bounds(items):
     assert len(items) >= 100
     for item in items:
@@ -34,6 +38,7 @@ def test_enough_candidates_within_bounds(items):
         assert len(item.artifact.split()) >= pyfaq.MIN_WORDS, item.item_id
 
 
+@needs_python_doc
 def test_deterministic_and_unique(items):
     again = pyfaq.candidates()
     assert [dataclasses.asdict(i) for i in again] == [dataclasses.asdict(i) for i in items]
@@ -44,6 +49,7 @@ def test_deterministic_and_unique(items):
     assert pages == sorted(pages, key=order.index), "pages in FAQ_PAGES order"
 
 
+@needs_python_doc
 def test_labels_licence_and_one_provenance_per_page(items):
     for item in items:
         assert (item.source, item.license, item.partition, item.genre, item.register) == (
@@ -57,6 +63,7 @@ def test_labels_licence_and_one_provenance_per_page(items):
     assert len({i.provenance.sha256 for i in items}) == len({i.provenance.path for i in items}) >= 6
 
 
+@needs_python_doc
 def test_every_question_of_a_page_is_found():
     for page in pyfaq.FAQ_PAGES:
         lines = _page_text(page).split("\n")
@@ -65,6 +72,7 @@ def test_every_question_of_a_page_is_found():
         assert [e.question for e in pyfaq.read_entries(page, _page_text(page))] == dashed
 
 
+@needs_python_doc
 def test_hidden_blocks_never_reach_an_artifact(items):
     for item in items:
         for line in item.artifact.split("\n"):
@@ -75,6 +83,7 @@ def test_hidden_blocks_never_reach_an_artifact(items):
         assert "\n\n\n" not in item.artifact
 
 
+@needs_python_doc
 def test_commented_out_code_and_question_are_dropped(by_id):
     entries = {e.question: e for e in pyfaq.read_entries("library", _page_text("library"))}
     keypress = pyfaq.clean_answer(entries["How do I get a single keypress at a time?"].answer_lines)
@@ -85,6 +94,7 @@ def test_commented_out_code_and_question_are_dropped(by_id):
     assert pipe.transformations[0].startswith('dropped hidden reST block ".. XXX update to use subprocess')
 
 
+@needs_python_doc
 def test_shown_directives_and_markup_stay(by_id):
     item = by_id["faq/programming.rst:How do I create a multidimensional list?"]
     assert ".. doctest::" in item.artifact and ":func:" not in item.artifact
@@ -93,6 +103,7 @@ def test_shown_directives_and_markup_stay(by_id):
     assert "``*``" in item.artifact
 
 
+@needs_python_doc
 def test_instruction_carries_the_plain_question(by_id):
     item = by_id["faq/programming.rst:Why does the result of ``id()`` appear to be not unique?"]
     assert '"Why does the result of id() appear to be not unique?"' in item.instruction

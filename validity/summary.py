@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from common.files import read_csv
+from common.pipes import run_main
 
 
 def summary_lines(tables: Path) -> list[str]:
@@ -36,7 +37,13 @@ def summary_lines(tables: Path) -> list[str]:
     return lines
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
+def main(argv: list[str]) -> int:
+    """`python -m validity.summary TABLES_DIR`: print its summary lines."""
+    if len(argv) != 1:
         sys.exit("usage: python -m validity.summary TABLES_DIR")
-    print("\n".join(summary_lines(Path(sys.argv[1]))))
+    print("\n".join(summary_lines(Path(argv[0]))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(lambda: main(sys.argv[1:])))

@@ -110,11 +110,11 @@ def clean_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]],
 def clean_contrasts_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
                           notes: list[str]) -> Table:
     """The statistics stage's contrast table, with a method note saying what b and c count here."""
-    method = (f"Paired on clusters usable under both conditions. Outcome: {what}. b: the outcome only under "
-              "the treatment; c: only under clean; diff = (b - c)/n in percentage points (treatment minus "
+    method = (f"Paired on clusters usable under both conditions (n). Outcome: {what}. b: the outcome only under "
+              "the treatment; c: only under clean; Diff = (b - c)/n in percentage points (treatment minus "
               f"clean), with a {options.confidence:.0%} Newcombe (1998) hybrid score interval. p McNemar: exact "
-              "two-sided binomial test on the discordant pairs; p permutation: paired sign-flip test; p Holm: "
-              f"Holm-adjusted McNemar p across the models of each contrast; significant: p Holm < {options.alpha:g}.")
+              "two-sided binomial test on the discordant pairs; p perm.: paired sign-flip permutation test; p Holm: "
+              f"Holm-adjusted McNemar p across the models of each contrast; Sig.: p Holm < {options.alpha:g}.")
     return paired_contrasts_table(rows, options.stats, notes, name=name, title=title, method=method)
 
 
@@ -166,12 +166,13 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
         Column("rate", "Invalid % [95% CI]", align="r"), Column("echo", "Echo", "int"),
         Column("left", "Marker in text", "int"), Column("recovered", "Recovered", "int")), tuple(shown))
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    method = (f"Usable outputs of code clusters (n; outputs = final trace rows). Invalid: the edited text (the "
-              f"scorer's extraction) does not parse with Python {version}'s ast.parse. Echo: the reply has a "
-              "boundary-marker line (a line whose only words are BEGIN TEXT or END TEXT); marker in text: the "
-              "edited text itself keeps one; invalid without markers: still invalid once marker lines are "
-              "removed; recovered: invalid as returned, valid without marker lines. "
-              f"Rates in percent with {options.confidence:.0%} Wilson intervals; source 'all' pools the code sources.")
+    method = (f"Usable outputs of code clusters (n). Invalid: the edited text (the scorer's extraction) does not "
+              f"parse with Python {version}'s ast.parse. Echo: the reply has a boundary-marker line (a line whose "
+              "only words are BEGIN TEXT or END TEXT); marker in text: the edited text itself keeps one; "
+              "recovered: invalid as returned, valid once marker lines are removed. "
+              f"Invalid %: the share invalid, in percent, with its {options.confidence:.0%} Wilson interval; "
+              "source 'all' pools the code sources. The CSV adds the final trace rows (outputs) and the "
+              "outputs still invalid without marker lines.")
     return Table("validity_syntax", "Syntactic validity of edited code", columns, tuple(rows), (method, *notes),
                  display)
 
@@ -217,8 +218,8 @@ def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tu
     method = ("Usable outputs of clusters with unit tests (HumanEval), run in the sandbox as the edited code, "
               "the item's test code and check(entry_point). passed: every test ran; failed: an assertion "
               "failed; error: another exception (a missing import, a renamed function, a syntax error); "
-              "timeout: the CPU or wall-clock limit; crashed: the process ended without a verdict. Pass rate "
-              f"in percent with {options.confidence:.0%} Wilson intervals.")
+              "timeout: the CPU or wall-clock limit; crashed: the process ended without a verdict. Pass %: the "
+              f"share passed, in percent, with its {options.confidence:.0%} Wilson interval.")
     return Table("validity_functional", "Functional check of edited code (unit tests)", columns, tuple(rows),
                  (method, *control_notes(controls, limits), *notes), display)
 
@@ -283,9 +284,9 @@ def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], optio
     method = ("Edit completion, a signal and not a verdict: chrF (character n-grams, n = 1..6, beta = 2, white "
               "space removed; Popovic 2015) between the edited text and the reference edit, averaged over "
               "usable outputs, shown x100 in Markdown and LaTeX. Unchanged: outputs identical to the artifact "
-              "apart from white space. Diff vs clean: mean paired difference (treatment minus clean) on clusters "
-              "usable under both; higher/lower: pairs where the treatment is closer/farther; p: exact two-sided "
-              "sign test on those.")
+              "apart from white space. Diff vs clean: mean paired difference (treatment minus clean) on the "
+              "clusters usable under both (Pairs); higher/lower: pairs where the treatment is closer/farther; "
+              "p sign test: exact two-sided sign test on those.")
     base = ("An unedited artifact scores (mean chrF against the reference, x100): " + "; ".join(baseline) + "."
             if baseline else "No cluster has a reference edit.")
     return Table("validity_similarity", "Edit completion: chrF against the reference edit", columns, tuple(rows),
@@ -320,10 +321,12 @@ def provenance_table(entries: list[provenance.ConditionProvenance], expected: in
         Column("unusable", "Unusable %", "proportion"), Column("failed", "Failed %", "proportion"),
         Column("first", "First request"), Column("last", "Last request"), Column("served", "Served models")),
         tuple(shown))
-    method = (f"Final trace rows per model and condition; missing: of the benchmark's {expected} clusters. Times "
-              "are attempt start times (UTC) read from the traces: first = earliest attempt, median and last = "
-              "of the attempts that gave each row its final answer. Served models and fingerprints: as reported "
-              "by the provider, with the number of rows.")
+    method = ("Rows: final trace rows per model and condition; unusable % and failed %: their shares. Times "
+              "are attempt start times (UTC) read from the traces: first request = the earliest attempt, last "
+              "request = the last of the attempts that gave each row its final answer. Served models: as "
+              "reported by the provider, with the number of rows. The CSV adds the rows missing of the "
+              f"benchmark's {expected} clusters, the median time of the answering attempts and the system "
+              "fingerprints.")
     return Table("validity_provenance", "Collection provenance per model and condition", columns, tuple(rows),
                  (method, *notes), display)
 
@@ -338,7 +341,8 @@ def flags_table(flags: list[provenance.ModelFlags], options: Options, notes: lis
                   " / ".join(f.gap_between) if f.gap_between else None, f.days_apart, f.flagged) for f in flags)
     method = ("Served differs: two conditions of the model were answered by different sets of served model "
               "identifiers. Largest gap: the largest distance between the median request times of two "
-              f"conditions; days apart: that gap exceeds {options.max_days:g} days. Flagged: either flag; a "
-              "flagged model's contrasts may reflect a change of deployment rather than of condition.")
+              f"conditions (Between: which two); days apart: that gap exceeds {options.max_days:g} days. "
+              "Flagged: either flag; a flagged model's contrasts may reflect a change of deployment rather than "
+              "of condition.")
     return Table("validity_provenance_flags", "Collection provenance flags per model", columns, rows,
                  (method, *notes))

@@ -1,0 +1,137 @@
+"""Without Debian's apt-get: test.sh still lints and tests, and skips (with a notice) only what needs the
+two Debian sources; on CI (CI=true) a missing source is an error, never a skip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark.sources import austen, pyfaq
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("r-cran-janeaustenr", "python3.11-doc")
+# What test.sh, scripts/venv.sh and scripts/fetch_debian_sources.sh call; apt-get and dpkg-deb left out.
+TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env")
+
+
+@pytest.fixture
+def no_apt(tmp_path):
+    """A PATH holding only the shell tools the scripts need, without apt-get and dpkg-deb."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in TOOLS:
+        found = shutil.which(tool)
+        assert found, f"{tool} is needed to run this test"
+        (bin_dir / tool).symlink_to(found)
+    return str(bin_dir)
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """test.sh and scripts/ in a folder of their own, with a fake python that records how it was called."""
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    shutil.copy2(ROOT / "test.sh", repo / "test.sh")
+    for name in ("venv.sh", "fetch_debian_sources.sh"):
+        shutil.copy2(ROOT / "scripts" / name, repo / "scripts" / name)
+    fake = tmp_path / "python"
+    fake.write_text(f'#!{shutil.which("bash")}\necho "$*" >> "{tmp_path / "calls"}"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    return repo
+
+
+def unpack(sources: Path) -> None:
+    """What scripts/fetch_debian_sources.sh leaves behind: a VERSION file per package."""
+    for package in PACKAGES:
+        (sources / "debian" / package).mkdir(parents=True)
+        (sources / "debian" / package / "VERSION").write_text("1\n", encoding="utf-8")
+
+
+def run_test_sh(repo: Path, path: str, sources: Path, ci: str | None) -> tuple[subprocess.CompletedProcess, str]:
+    env = {"PATH": path, "HOME": str(repo), "SEAM_NO_VENV": "1", "PYTHON": str(repo.parent / "python"),
+           "SEAM_SOURCES": str(sources)}
+    if ci is not None:
+        env["CI"] = ci
+    done = subprocess.run([shutil.which("bash"), str(repo / "test.sh")], env=env, capture_output=True, text=True)
+    calls = repo.parent / "calls"
+    return done, calls.read_text(encoding="utf-8") if calls.exists() else ""
+
+
+def test_the_fetch_script_needs_no_apt_get_for_what_is_unpacked(tmp_path, no_apt):
+    unpack(tmp_path / "sources")
+    env = {"PATH": no_apt, "SEAM_SOURCES": str(tmp_path / "sources")}
+    done = subprocess.run([shutil.which("bash"), str(ROOT / "scripts" / "fetch_debian_sources.sh")], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("already unpacked") == 2
+
+
+def test_the_fetch_script_names_what_it_cannot_fetch(tmp_path, no_apt):
+    env = {"PATH": no_apt, "SEAM_SOURCES": str(tmp_path / "sources")}
+    done = subprocess.run([shutil.which("bash"), str(ROOT / "scripts" / "fetch_debian_sources.sh")], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "r-cran-janeaustenr python3.11-doc not unpacked" in done.stderr and "apt-get" in done.stderr
+
+
+@pytest.mark.parametrize("ci", [None, "false"])
+def test_without_sources_test_sh_skips_the_rebuild_with_a_notice_and_runs_the_rest(checkout, no_apt, tmp_path, ci):
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "empty", ci)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "seam.py build --verify" not in calls
+    assert "-m ruff check ." in calls and "-m pytest -q -rs" in calls
+    assert done.stdout.count("NOTICE: the Debian sources are not available here") == 2  # before and after
+
+
+def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "empty", "true")
+    assert done.returncode == 1
+    assert "required on CI (CI=true)" in done.stderr
+    assert calls == ""
+
+
+def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path):
+    unpack(tmp_path / "sources")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
+    assert "NOTICE" not in done.stdout
+
+
+def run_source_tests(sources: Path, ci: str | None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
+    env["SEAM_SOURCES"] = str(sources)
+    if ci is not None:
+        env["CI"] = ci
+    command = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+               "tests/test_sources_austen.py", "tests/test_sources_pyfaq.py"]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+@pytest.fixture
+def not_installed_system_wide():
+    if Path(austen.DATA_PATH).exists() or Path(pyfaq.FAQ_DIR).exists():
+        pytest.skip("the Debian source packages are installed system-wide here")
+
+
+def test_without_sources_the_tests_that_read_them_are_skipped_with_the_reason(tmp_path, not_installed_system_wide):
+    done = run_source_tests(tmp_path, None)
+    assert done.returncode == 0, done.stdout
+    summary = done.stdout.strip().splitlines()[-1]
+    assert "skipped" in summary and "error" not in summary and "failed" not in summary
+    for package in PACKAGES:
+        assert f"a Debian source is missing: source package '{package}' (Debian) is not unpacked" in done.stdout
+    assert "fetch it with: bash scripts/fetch_debian_sources.sh" in done.stdout
+
+
+def test_on_ci_a_missing_source_is_an_error_not_a_skip(tmp_path, not_installed_system_wide):
+    done = run_source_tests(tmp_path, "true")
+    assert done.returncode == 1
+    summary = done.stdout.strip().splitlines()[-1]
+    assert "error" in summary and "skipped" not in summary
+    assert "CI must run every test, but source package 'r-cran-janeaustenr' (Debian)" in done.stdout
