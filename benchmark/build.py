@@ -22,7 +22,7 @@ from benchmark.dataset import DATA_DIR, PARTITIONS, checksum
 from benchmark.select import PER_SOURCE, SEED, select
 from benchmark.sources import SOURCES
 from common import jsonl
-from common.files import write_bytes
+from common.files import write_files
 
 MANIFEST = "MANIFEST.json"
 
@@ -67,8 +67,8 @@ def build_files(log=sys.stderr) -> dict[str, bytes]:
 
 
 def write(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> None:
-    for name, data in files.items():
-        write_bytes(data_dir / name, data)
+    """Replace the benchmark files all at once, or (a full disk) not at all."""
+    write_files({data_dir / name: data for name, data in files.items()}, "benchmark files")
 
 
 def differences(files: dict[str, bytes], data_dir: Path = DATA_DIR) -> list[str]:

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.collisions import cluster_texts, collisions
+from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
 from benchmark.dataset import DATA_DIR, PARTITIONS, checksum, parse_lines, partition_files
 from benchmark.render import BEGIN_MARKER, END_MARKER, MITIGATION, render
-from benchmark.select import PER_SOURCE
+from benchmark.select import PER_SOURCE, SEED
 from benchmark.sources import SOURCES
+from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, Comment
+from common.records import CONDITIONS, Cluster, Comment, shown
 
 LICENSE_PARTITION = {
     "MIT": "permissive", "PSF-2.0": "permissive", "CC-BY-4.0": "permissive",
@@ -30,6 +31,8 @@ LICENSE_PARTITION = {
 }
 CLUSTER_FIELDS = frozenset(f.name for f in dataclasses.fields(Cluster))
 COMMENT_FIELDS = frozenset(f.name for f in dataclasses.fields(Comment))
+MANIFEST = "MANIFEST.json"
+MANIFEST_KEYS = ("seed", "per_source", "benchmark_sha256", "files", "counts", "selection", "comment_pools", "inputs")
 # The paste-marking rule the original benchmark evaluated: a client that marks a paste
 # when it is longer than this many characters or has at least this many line breaks.
 MARK_CHARS, MARK_BREAKS = 800, 2
@@ -47,13 +50,16 @@ def check(data_dir: Path = DATA_DIR) -> CheckResult:
     files = partition_files(data_dir)
     sha256 = checksum(files)  # of the very bytes checked below
     clusters = []
+    counts = {}
     for partition, (path, data) in zip(PARTITIONS, files, strict=True):
+        counts[partition] = 0
         for where, row in parse_lines(path, data):
+            counts[partition] += 1
             cluster = _read(row, where, result)
             if cluster is not None:
                 _check_row(cluster, partition, where, result)
                 clusters.append(cluster)
-    _check_manifest(Path(data_dir), sha256, result)
+    _check_manifest(Path(data_dir), sha256, counts, clusters, result)
     _check_totals(clusters, result)
     _check_comment_balance(clusters, result)
     _summarise(clusters, sha256, result)
@@ -126,22 +132,66 @@ def _check_layouts(row: Cluster, where: str, problems: list[str]) -> None:
         problems.append(f"{where}: {cluster} mitigation instruction is not before the begin marker")
 
 
-def _check_manifest(data_dir: Path, sha256: str, result: CheckResult) -> None:
-    path = data_dir / "MANIFEST.json"
+def _check_manifest(data_dir: Path, sha256: str, counts: dict[str, int], clusters: list[Cluster],
+                    result: CheckResult) -> None:
+    """MANIFEST.json says what `seam.py build` made: each key must be there, of its type, and true of the files.
+
+    `counts` is the number of rows in each partition file, `clusters` the rows that read as clusters.
+    """
+    path = data_dir / MANIFEST
+    problems = result.problems
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        result.problems.append(f"{path}: missing")
+        manifest = jsonl.load_file(path, "the benchmark manifest, a JSON object")
+    except UserError as exc:
+        problems.append(str(exc))
         return
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    for name, expected in manifest.get("files", {}).items():
-        file = data_dir / name
-        actual = hashlib.sha256(file.read_bytes()).hexdigest() if file.exists() else "missing"
-        if actual != expected:
-            result.problems.append(f"{file}: SHA-256 {actual} but MANIFEST.json records {expected}")
-    if manifest.get("benchmark_sha256") != sha256:
-        result.problems.append(f"{path}: benchmark_sha256 does not match the partition files")
+    missing = [key for key in MANIFEST_KEYS if key not in manifest]
+    if missing:
+        problems.append(f"{path}: missing key(s) {', '.join(map(repr, missing))} (docs/FORMATS.md)")
+    extra = sorted(set(manifest) - set(MANIFEST_KEYS))
+    if extra:
+        problems.append(f"{path}: key(s) {', '.join(map(shown, extra))} are not in the manifest format")
+
+    def expect(key: str, expected, what: str) -> None:
+        if key in manifest and manifest[key] != expected:
+            problems.append(f"{path}: {key!r} is {shown(manifest[key])}, expected {what}")
+
+    expect("seed", SEED, shown(SEED))
+    expect("per_source", PER_SOURCE, str(PER_SOURCE))
+    if "benchmark_sha256" in manifest and manifest["benchmark_sha256"] != sha256:
+        problems.append(f"{path}: benchmark_sha256 does not match the partition files")
+    expect("counts", counts, f"the rows per partition file {shown(counts)}")
+    pools = {name: hashlib.sha256((COMMENTS_DIR / name).read_bytes()).hexdigest()
+             for name in ("casual.jsonl", "native.jsonl")}
+    expect("comment_pools", pools, "the SHA-256 of benchmark/comments/casual.jsonl and native.jsonl")
+    if len(clusters) == sum(counts.values()):  # the inputs are known only when every row read
+        expect("inputs", _inputs(clusters), "every source file the clusters were read from")
+    files = manifest.get("files")
+    if "files" in manifest and (not isinstance(files, dict) or set(files) != {f"{p}.jsonl" for p in PARTITIONS}):
+        problems.append(f"{path}: 'files' is {shown(files)}, expected the SHA-256 of each partition file "
+                        f"({', '.join(f'{p}.jsonl' for p in PARTITIONS)})")
+    elif isinstance(files, dict):
+        for name, expected in sorted(files.items()):
+            actual = hashlib.sha256((data_dir / name).read_bytes()).hexdigest()
+            if actual != expected:
+                recorded = expected if isinstance(expected, str) and len(expected) == 64 else shown(expected)
+                problems.append(f"{data_dir / name}: SHA-256 {actual} but {MANIFEST} records {recorded}")
+    selection = manifest.get("selection")
+    if "selection" in manifest and (not isinstance(selection, list) or not all(isinstance(s, dict)
+                                                                                for s in selection)
+                                    or [s.get("source") for s in selection] != list(SOURCES)):
+        problems.append(f"{path}: 'selection' is {shown(selection)}, expected one object per source "
+                        f"({', '.join(SOURCES)})")
+
+
+def _inputs(clusters: list[Cluster]) -> list[dict]:
+    """The manifest's `inputs`: every source file read, once, sorted by package and path (as build writes it)."""
+    inputs: dict[str, dict] = {}
+    for row in clusters:
+        for prov in (row.provenance, *row.extra_provenance):
+            if isinstance(prov, dict):
+                inputs.setdefault(f"{prov.get('package')}:{prov.get('path')}", {"source": row.source, **prov})
+    return [inputs[key] for key in sorted(inputs)]
 
 
 def _check_totals(rows: list[Cluster], result: CheckResult) -> None:

@@ -11,13 +11,13 @@ bytes it parsed, so the checksum always names the clusters it came with.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from benchmark.render import cluster_requests
+from common import jsonl
 from common.errors import UserError
 from common.records import CONDITIONS, Cluster, Request, shown
 
@@ -86,11 +86,11 @@ def parse_lines(path: Path, data: bytes) -> Iterator[tuple[str, dict]]:
     for number, raw in enumerate(lines, start=1):
         where = f"{path}:{number}"
         try:
-            row = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise UserError(f"{where}: expected one JSON object per line ({exc})") from None
+            row = jsonl.parse(raw)
+        except jsonl.BadJson as exc:
+            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
         if not isinstance(row, dict):
-            raise UserError(f"{where}: expected a JSON object, found {type(row).__name__}")
+            raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
         yield where, row
 
 

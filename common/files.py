@@ -1,10 +1,13 @@
-"""File helpers: atomic writes (a crash leaves the old file or the new one, never half of either),
-checksums, and reading the CSV tables back."""
+"""File helpers: atomic writes of one file or of several as one (a failure, a full disk included, leaves
+every old file whole and no temporary behind), checksums, and reading the CSV tables back."""
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import os
+import secrets
+from collections.abc import Mapping
 from pathlib import Path
 
 from common.errors import UserError
@@ -17,19 +20,116 @@ def make_parent(path: str | Path) -> None:
         parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise UserError(f"{path}: cannot create the folder {parent}: a file is in the way") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot create the folder {parent}: {exc.strerror or exc}") from None
 
 
-def write_bytes(path: str | Path, data: bytes) -> None:
-    path = Path(path)
-    make_parent(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+def write_files(files: Mapping[str | Path, bytes], what: str | None = None) -> None:
+    """Write every file or none: replace the old files only once all the new ones are on disk.
+
+    Each file is first written whole to a temporary file beside it (`<name>.<random>.tmp`) and
+    fsynced; only when all of them are written is each renamed over its destination. Any failure
+    before that (a full disk, the file-size limit, a permission) removes the temporary files, leaves
+    every destination as it was, and is one `UserError` naming the file and the reason; `what`
+    names the outputs in it ("the previous tables are unchanged").
+    """
+    targets = [Path(path) for path in files]
+    staged: list[tuple[Path, Path]] = []  # (temporary, destination)
+    created: list[Path] = []  # folders made here, removed again when nothing is written
+    try:
+        for path, data in zip(targets, files.values(), strict=True):
+            _make_folders(path, created)
+            staged.append((_write_temporary(path, data), path))
+    except BaseException as exc:  # a refusal, a full disk, or an interrupt: leave no temporary behind
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        for folder in reversed(created):
+            _remove_if_empty(folder)
+        if not isinstance(exc, OSError):
+            raise
+        failed = targets[len(staged)]
+        kept = [path for path in targets if path.exists()]
+        if not kept:
+            outcome = "nothing was written"
+        elif what is None:
+            outcome = f"{kept[0]} is unchanged" if len(targets) == 1 else "the previous files are unchanged"
+        else:
+            outcome = f"the previous {what} are unchanged"
+        raise UserError(f"could not write {failed}: {exc.strerror or exc}; {outcome}") from None
+    for done, (tmp, path) in enumerate(staged):
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # a rename in one folder does not need space: not expected, but said exactly
+            for left, _ in staged[done:]:
+                left.unlink(missing_ok=True)
+            raise UserError(f"could not replace {path}: {exc.strerror or exc}; {done} of {len(staged)} files "
+                            "were already replaced") from None
+    for folder in sorted({path.parent for path in targets}):
+        _sync_folder(folder)
 
 
-def write_text(path: str | Path, text: str) -> None:
+def write_bytes(path: str | Path, data: bytes, what: str | None = None) -> None:
+    """Write one file atomically (`write_files`): a failure leaves the old file or none, never half of one."""
+    write_files({path: data}, what)
+
+
+def write_text(path: str | Path, text: str, what: str | None = None) -> None:
     """UTF-8, with the "\\n" line ends given (no platform translation)."""
-    write_bytes(path, text.encode("utf-8"))
+    write_bytes(path, text.encode("utf-8"), what)
+
+
+def _make_folders(path: Path, created: list[Path]) -> None:
+    """Create the folders `path` goes into, adding those that did not exist to `created` (outermost first)."""
+    missing = []
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    created += missing[::-1]
+    make_parent(path)
+
+
+def _write_temporary(path: Path, data: bytes) -> Path:
+    """`data` in a new file beside `path`, flushed to disk; created with the usual mode (umask applies)."""
+    while True:
+        tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the renames in `folder` durable where the system allows it (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def sha256_file(path: str | Path) -> str:

@@ -9,6 +9,8 @@ Reading reports the file and line of anything malformed.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,20 +18,91 @@ from typing import Any
 from common import files
 from common.errors import UserError
 
-
-def canonical(value: Any) -> str:
-    """Canonical JSON text: keys sorted, non-ASCII kept, no spaces after separators."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str, a surrogate code point is always a lone one
 
 
-def dumps(row: Any) -> str:
+def canonical(value: Any, *, keep_surrogates: bool = False) -> str:
+    r"""Canonical JSON text: keys sorted, non-ASCII kept, no spaces after separators.
+
+    A lone surrogate (read from a JSON escape such as "\udc80", which JSON allows) is written as that
+    escape again: valid JSON that reads back to the same string, where the raw code point could not be
+    written as UTF-8 at all. Every other character is kept as is, so text without one keeps its bytes.
+    `keep_surrogates` leaves them raw, for a writer that replaces them itself once encoding fails
+    (the runner records U+FFFD and says so in the row).
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    if keep_surrogates or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only ever inside a JSON string
+
+
+class BadJson(ValueError):
+    """A JSON text `parse` refused: `reason` in a few words, and the line where `json` knows it."""
+
+    def __init__(self, reason: str, lineno: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.lineno = lineno
+
+
+def parse(raw: bytes | str) -> Any:
+    """`json.loads` of UTF-8 bytes (or text); whatever it cannot take is a `BadJson` saying what.
+
+    Besides malformed JSON, that is invalid UTF-8, nesting deeper than Python's recursion limit
+    (a `RecursionError` in `json`) and an integer beyond the interpreter's digit limit (a bare
+    `ValueError`): every reader parses through here, so no input ends in a traceback.
+    """
+    try:
+        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except UnicodeDecodeError as exc:
+        raise BadJson(f"not UTF-8 (byte 0x{exc.object[exc.start]:02X} at column {exc.start + 1})") from None
+    except json.JSONDecodeError as exc:
+        raise BadJson(f"not JSON: {exc.msg} at column {exc.colno}", exc.lineno) from None
+    except RecursionError:
+        raise BadJson("JSON nested too deeply to read") from None
+    except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        if "integer string conversion" not in str(exc):
+            raise
+        raise BadJson(f"a number of more than {sys.get_int_max_str_digits():,} digits") from None
+
+
+def kind(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages ("found an array")."""
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def load_file(path: str | Path, what: str = "a JSON object") -> dict:
+    """A file holding one JSON object (MANIFEST.json, a model's labels.json); anything else is a one-line
+    `UserError` naming the file (and the line, where the JSON is malformed) and `what` was expected."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file, expected {what}") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected {what}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        value = parse(data)
+    except BadJson as exc:
+        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
+        raise UserError(f"{where}: {exc.reason}; expected {what}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{path}: found {kind(value)}, expected {what}")
+    return value
+
+
+def dumps(row: Any, *, keep_surrogates: bool = False) -> str:
     """One canonical JSON line, newline included."""
-    return canonical(row) + "\n"
+    return canonical(row, keep_surrogates=keep_surrogates) + "\n"
 
 
-def write(path: str | Path, rows: Iterable[Any]) -> None:
-    """Write rows to `path` atomically: a crash leaves the old file or the new one."""
-    files.write_text(path, "".join(dumps(row) for row in rows))
+def write(path: str | Path, rows: Iterable[Any], what: str | None = None) -> None:
+    """Write rows to `path` atomically: a crash or a full disk leaves the old file or the new one
+    (`files.write_files`; `what` names the rows in its message)."""
+    files.write_text(path, "".join(dumps(row) for row in rows), what)
 
 
 def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:
@@ -54,14 +127,14 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
             break
         number = index + 1
         try:
-            row = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            row = parse(raw)
+        except BadJson as exc:
             if allow_torn_tail and index == last:
                 yield number, None
                 return
-            raise UserError(f"{path}:{number}: expected one JSON object per line ({exc})") from None
+            raise UserError(f"{path}:{number}: expected one JSON object per line ({exc.reason})") from None
         if not isinstance(row, dict):
-            raise UserError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}")
+            raise UserError(f"{path}:{number}: expected a JSON object, found {kind(row)}")
         yield number, row
 
 

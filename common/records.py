@@ -16,6 +16,7 @@ files the kit rewrites keep their bytes.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered bu
 _STR, _OPT_STR = (str,), (str, type(None))
 _NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
 _SHOWN = 60  # characters of an offending value quoted in a message
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # a JSON escape such as "\udc80": in a str, always a lone one
 
 
 def request_id(cluster: str, condition: str) -> str:
@@ -77,6 +79,10 @@ def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = 
     for name in _NAMES.intersection(found):
         if found[name] == "":
             raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
+        lone = _SURROGATE.search(found[name] or "")
+        if lone:  # a name ends up in file names and tables, which UTF-8 cannot give one
+            raise UserError(f"{where}: field {name!r} holds a lone surrogate (U+{ord(lone.group()):04X} at "
+                            f"character {lone.start() + 1}), expected Unicode text")
     return found
 
 
@@ -226,7 +232,11 @@ class Attempt(_Record):
             raise UserError(f"{where}: attempt 'started_at' is {shown(self.started_at)}; {expected}") from None
         if moment.tzinfo is None:
             raise UserError(f"{where}: attempt 'started_at' {shown(self.started_at)} has no time zone; {expected}")
-        return moment.astimezone(UTC)
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00, which is in year 0 in UTC
+            raise UserError(f"{where}: attempt 'started_at' {shown(self.started_at)} is out of range in UTC; "
+                            f"{expected}") from None
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ def trace_line(row: TraceRow, api_key: str | None) -> str:
     """
     data = row.to_row()
     try:
-        line = jsonl.dumps(redact_value(data, api_key))
+        line = jsonl.dumps(redact_value(data, api_key), keep_surrogates=True)
         line.encode("utf-8")
     except UnicodeEncodeError:
         data, note = sanitize(data, root="row", what="the row")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -142,10 +141,11 @@ def run_score(args) -> int:
             raise UserError(f"{traces.path}: model {traces.model!r} would write {out}, as another trace file "
                             "does; score each model once")
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
+    written: dict[Path, bytes] = {}
     for traces, out in zip(trace_sets, outs, strict=True):
         result = score(traces, items, entailer)
         data = labels_bytes(result.labels)
-        files.write_bytes(out, data)
+        written[out] = data
         s = result.stats
         tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
         print(f"{traces.path}: {s.rows} treatment rows of {traces.model}, {s.usable} usable; "
@@ -154,8 +154,9 @@ def run_score(args) -> int:
             print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
         if entailer is not None:
             print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
-        digest = hashlib.sha256(data).hexdigest()
-        print(f"wrote {out} (sha256 {digest})")
+    files.write_files(written, "labels")  # every labels file, or (a full disk) none
+    for out, data in written.items():
+        print(f"wrote {out} (sha256 {hashlib.sha256(data).hexdigest()})")
     if entailer is not None:
         print(f"entailment cache: {entailer.cache_hits} hits, {entailer.computed} computed", file=sys.stderr)
     return 0
@@ -178,7 +179,7 @@ def run_placebo(args) -> int:
             rate = "not run" if r.rate is None and r.not_run else ("-" if r.rate is None else f"{r.rate:.4f}")
             print(f"{result.model}\t{r.tier}\t{r.positives}\t{r.rows}\t{rate}\t{r.not_run}")
         if args.out is not None:
-            jsonl.write(args.out, (row.to_row() for row in result.rows))
+            jsonl.write(args.out, (row.to_row() for row in result.rows), "placebo rows")
     return 0
 
 
@@ -216,8 +217,8 @@ def _models_in(labels_path: Path) -> set[str]:
     models = set()
     for line in labels_path.read_bytes().splitlines():
         try:
-            sha = json.loads(line).get("nli_model_sha256")
-        except (ValueError, AttributeError):  # ValueError covers JSONDecodeError and UnicodeDecodeError
+            sha = jsonl.parse(line).get("nli_model_sha256")
+        except (jsonl.BadJson, AttributeError):
             continue
         if sha:
             models.add(sha)

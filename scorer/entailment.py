@@ -17,6 +17,7 @@ labels.json says which output is ENTAILMENT.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,19 @@ from scorer import model_dir, nli
 from scorer.nli_cache import NliCache
 
 CHUNK = 256  # pairs computed between two cache writes
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str, always a lone one (a pair is one code point)
 
 
 class Entailer(Protocol):
     sha256: str
 
     def entails(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]: ...
+
+
+def unicode_text(text: str) -> str:
+    """`text` with each lone surrogate (a JSON escape such as "\\udc80" in an old trace) as U+FFFD, the
+    replacement character: what the tokenizer and the cache can take, and the same text otherwise."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def argmax(values: list[float]) -> int:
@@ -65,7 +73,8 @@ class ModelEntailer:
         return self.info.sha256
 
     def entails(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
-        unique = sorted(set(pairs))
+        read_as = {pair: (unicode_text(pair[0]), unicode_text(pair[1])) for pair in set(pairs)}
+        unique = sorted(set(read_as.values()))
         found = self.cache.get(self.sha256, unique)
         missing = [pair for pair in unique if pair not in found]
         for start in range(0, len(missing), CHUNK):
@@ -81,7 +90,7 @@ class ModelEntailer:
         self.computed += len(missing)
         self.logits.update(found)
         index = self.info.entailment_index
-        return {pair: argmax(found[pair]) == index for pair in unique}
+        return {pair: argmax(found[text]) == index for pair, text in read_as.items()}
 
     def _opened(self) -> nli.NliSession:
         """The model session, verified against its manifest and opened the first time it is needed."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from common import records
 from common.errors import UserError
 from common.records import CONDITIONS, Cluster, Comment, Request, request_id, shown
-from common.traces import TraceFile, read_final
+from common.traces import TraceFile, model_of, read_final
 
 
 @dataclass(frozen=True)
@@ -85,13 +85,7 @@ def read_items(path: str | Path | None = None) -> dict[str, Item]:
 def read_traces(path: str | Path) -> TraceSet:
     """The final rows of one trace file, all of one model."""
     file = read_final(path)
-    model = None
-    for rid, row in file.final.items():
-        if model is None:
-            model = row.model
-        elif row.model != model:
-            raise UserError(f"{file.where[rid]}: model {shown(row.model)}, but earlier rows are {shown(model)}; "
-                            "score one model per traces file")
+    model = model_of(file)
     if model is None:
         raise UserError(f"{file.path}: no trace rows")
     return TraceSet(file, model)

@@ -15,7 +15,6 @@ the entailment tier can run before importing onnxruntime.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,10 +131,4 @@ def _model_info(directory: Path, sha256: str) -> ModelInfo:
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: expected a JSON object ({exc})") from None
-    if not isinstance(value, dict):
-        raise UserError(f"{path}: expected a JSON object")
-    return value
+    return jsonl.load_file(path)

@@ -15,6 +15,7 @@ The same loading code serves the real model and the tiny test fixture.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,11 +65,21 @@ def load(directory: str | os.PathLike, threads: int = DEFAULT_THREADS) -> NliSes
 
     info = model_dir.verify(directory)
     directory = Path(directory)
-    tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    # The files match their manifest, but the manifest may have been written for files that are not a
+    # model at all: what the libraries refuse is one line naming the file, not their traceback.
+    try:
+        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    except Exception as exc:  # tokenizers raises a bare Exception
+        raise UserError(f"{directory / 'tokenizer.json'}: not a tokenizer the tokenizers library can read "
+                        f"({_first_line(exc)})") from None
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=info.max_length, strategy="longest_first")
-    session = ort.InferenceSession(str(directory / "model.onnx"), session_options(threads),
-                                   providers=["CPUExecutionProvider"])
+    options = session_options(threads)
+    try:
+        session = ort.InferenceSession(str(directory / "model.onnx"), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's InvalidProtobuf, Fail, … share no base class but Exception
+        raise UserError(f"{directory / 'model.onnx'}: not a model onnxruntime can load "
+                        f"({_first_line(exc, directory / 'model.onnx')})") from None
     names = tuple(sorted(i.name for i in session.get_inputs()))
     if names != INPUT_NAMES:
         raise UserError(f"{directory / 'model.onnx'}: inputs are {list(names)}, expected {list(INPUT_NAMES)}")
@@ -76,6 +87,17 @@ def load(directory: str | os.PathLike, threads: int = DEFAULT_THREADS) -> NliSes
     if isinstance(width, int) and width != len(info.labels):
         raise UserError(f"{directory / 'model.onnx'}: {width} outputs but labels.json names {len(info.labels)}")
     return NliSession(info, tokenizer, session, threads)
+
+
+def _first_line(exc: Exception, path: Path | None = None) -> str:
+    """A library's error message as one short line: its first line, without onnxruntime's error-code
+    prefix or a repeat of the file's path, cut at 100 characters."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    if path is not None:
+        text = text.replace(f"Load model from {path} failed:", "")
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : ", "", text).strip()
+    return text if len(text) <= 100 else text[:100] + "…"
 
 
 def encode(nli: NliSession, pairs: list[tuple[str, str]]) -> list[list[int]]:

@@ -65,10 +65,10 @@ def run_tables(args) -> int:
 
     from common import jsonl
     from common.errors import UserError
-    from common.files import write_text
+    from common.files import write_files
     from stats import resample
     from stats.labels import load_labels
-    from stats.render import write_table
+    from stats.render import to_csv, to_latex, to_markdown
     from stats.settings import TableSettings
     from stats.summary import summary_lines
     from stats.tables import build_report
@@ -82,14 +82,18 @@ def run_tables(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")
-    written = []
-    for table in report.tables:
-        written += write_table(out, table, command=COMMAND)
-    write_text(out / "rates.svg", report.figure)
+    texts = {}
+    for table in report.tables:  # as stats.render.write_table names and renders them
+        for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)),
+                             (".tex", to_latex(table, command=COMMAND))):
+            texts[out / f"{table.name}{suffix}"] = text
+    texts[out / "rates.svg"] = report.figure
     notes = "\n".join(f"- {n}" for n in report.notes) if report.notes else "- No data notes."
-    write_text(out / "notes.md", f"# Notes on the tables\n\n{notes}\n")
-    write_text(out / "provenance.json", jsonl.dumps(report.provenance))
-    written += [out / "rates.svg", out / "notes.md", out / "provenance.json"]
+    texts[out / "notes.md"] = f"# Notes on the tables\n\n{notes}\n"
+    texts[out / "provenance.json"] = jsonl.dumps(report.provenance)
+    # every file or none: a full disk must not leave some tables new and the others old
+    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "tables")
+    written = list(texts)
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
     for line in summary_lines(out):

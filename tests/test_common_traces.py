@@ -49,7 +49,7 @@ def test_a_torn_tail_is_reported_with_file_and_line_never_kept(tmp_path, tail):
 
 @pytest.mark.parametrize(("line", "expected"), [
     (b"not json", r"t\.jsonl:2: expected one JSON trace row per line"),
-    (b"[1, 2]", r"t\.jsonl:2: expected a JSON object, found list"),
+    (b"[1, 2]", r"t\.jsonl:2: expected a JSON object, found an array"),
     (jsonl.dumps({k: v for k, v in trace_row().items() if k != "id"}).encode()[:-1],
      r"t\.jsonl:2: field 'id' is missing, expected a string"),
     (jsonl.dumps(trace_row(status="done")).encode()[:-1],

@@ -205,7 +205,7 @@ def test_traces_from_another_benchmark_version_are_refused(tmp_path):
     ({"status": "done"}, "field 'status' is 'done', expected one of ok, unusable, failed"),
     ({"id": "humaneval-001/other", "condition": "other"}, "field 'condition' is 'other', expected one of clean, "),
     ({"id": "humaneval-001/blank"}, "id 'humaneval-001/blank' does not match cluster/condition"),
-    ({"model": "m2"}, "score one model per traces file"),
+    ({"model": "m2"}, "a trace file holds one model's rows"),
     ({"output": None}, "status ok needs a string 'output'"),
     ({"cluster": "humaneval-999", "id": "humaneval-999/newline"}, "is not a request of this benchmark"),
 ])
@@ -284,7 +284,7 @@ def test_score_command_user_errors_exit_2_with_one_line(tmp_path, capsys):
                       "--out", str(tmp_path / "l.jsonl"), "--no-nli"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "tr.jsonl:1: expected one JSON trace row per line" in err and "Traceback" not in err
+    assert "tr.jsonl:1: not a trace file (JSON Lines)" in err and "Traceback" not in err
     code = seam.main(["score", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"),
                       "--out", str(tmp_path / "l.jsonl")])
     assert code == 2 and "use --out-dir" in capsys.readouterr().err

@@ -3,7 +3,8 @@
 Traces are read only with the kit's one trace reader (`common.traces.read_final`),
 so its policy holds here too: the last row of an id is final, a torn last line
 is refused with the command that repairs it, and every row is a `TraceRow`
-already checked field by field (attempt times included) with its file:line.
+already checked field by field (attempt times included) with its file:line,
+and a file holds one model's rows (`common.traces.model_of`, as for the scorer).
 Left to check here is only what ties traces to the benchmark they are compared
 with: each row names one of its clusters and, when it carries a checksum,
 the same benchmark; and a (model, id) is given once. The edited text inside a
@@ -20,7 +21,7 @@ from benchmark.dataset import Benchmark
 from common import jsonl
 from common.errors import UserError
 from common.records import CONDITIONS, Cluster, TraceRow, shown
-from common.traces import read_final
+from common.traces import model_of, read_final
 from scorer.extract import extract
 
 
@@ -42,6 +43,7 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
     given_in: dict[tuple[str, str], Path] = {}
     for path in trace_files(paths):
         trace = read_final(path)
+        model_of(trace)  # one model per file, as the scorer requires
         for rid, row in trace.final.items():
             where = trace.where[rid]
             if row.cluster not in benchmark.by_name:

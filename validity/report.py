@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmark import dataset
 from common import jsonl
-from common.files import write_text
+from common.files import write_files
 from common.records import Cluster
 from stats.render import Table, to_csv, to_latex, to_markdown
 from validity import functional, provenance
@@ -126,18 +126,16 @@ def item_rows(checked: list[Checked]) -> list[dict]:
 
 
 def write(report: ValidityReport, out: Path) -> list[Path]:
-    """Write every table (CSV, Markdown, LaTeX) and the item files into `out`; return the paths."""
+    """Write every table (CSV, Markdown, LaTeX) and the item files into `out`, all or (a full disk) none;
+    return the paths."""
     out = Path(out)
-    written = []
+    texts = {}
     for table in report.tables:
         latex = to_latex(table, command="python seam.py validity")
         for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)), (".tex", latex)):
-            path = out / f"{table.name}{suffix}"
-            write_text(path, text)
-            written.append(path)
-    jsonl.write(out / "validity_items.jsonl", report.items)
-    written.append(out / "validity_items.jsonl")
+            texts[out / f"{table.name}{suffix}"] = text
+    texts[out / "validity_items.jsonl"] = "".join(map(jsonl.dumps, report.items))
     if report.functional_items is not None:
-        jsonl.write(out / "validity_functional_items.jsonl", report.functional_items)
-        written.append(out / "validity_functional_items.jsonl")
-    return written
+        texts[out / "validity_functional_items.jsonl"] = "".join(map(jsonl.dumps, report.functional_items))
+    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "validity tables")
+    return list(texts)
