@@ -68,7 +68,7 @@ def synthetic_run(tmp_path_factory):
     """Requests for a synthetic benchmark and two different trace sets (a, b) of one model."""
     root = tmp_path_factory.mktemp("synthetic")
     clusters = synthetic.clusters(per_source=2, seed=3)
-    jsonl.write(root / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(root / "a" / "m.jsonl", synthetic.traces(clusters, model="m", seed=4))
     jsonl.write(root / "b" / "m.jsonl", synthetic.traces(clusters, model="m", seed=5))
     jsonl.write(root / "b" / "n.jsonl", synthetic.traces(clusters, model="n", seed=7))

@@ -51,7 +51,7 @@ def scored(tmp_path_factory):
     """A synthetic benchmark's requests, one model's traces and their labels."""
     root = tmp_path_factory.mktemp("scored")
     clusters = synthetic.clusters(per_source=1, seed=3)
-    jsonl.write(root / "req.jsonl", synthetic.requests(clusters))
+    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=4))
     assert seam.main(["score", str(root / "tr.jsonl"), "--requests", str(root / "req.jsonl"),
                       "--out", str(root / "labels.jsonl"), "--no-nli"]) == 0
