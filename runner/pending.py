@@ -76,7 +76,7 @@ def read(path: Path) -> list[Wait]:
                               noted_at=_moment(row["noted_at"])))
             if not isinstance(waits[-1].id, str):
                 raise TypeError("id")
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError):
             raise UserError(f"{path}:{number}: expected a Retry-After note (id, not_before, retry_after, noted_at), "
                             f"found {shown(raw.decode('utf-8', 'replace'))}; the runner writes this file while a "
                             "server asks it to wait: delete it to ask those requests again at once") from None
@@ -162,5 +162,5 @@ def _finished(row: TraceRow | None) -> float:
         return float("-inf")
     try:
         return datetime.fromisoformat(row.finished_at).timestamp()
-    except ValueError:
+    except (ValueError, OverflowError):
         return float("-inf")

@@ -22,9 +22,9 @@ def released_tiers(path: Path) -> str:
         for line in f:
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError, ValueError):
                 continue  # the byte comparison will point at this line
-            if "entailment" in row.get("tiers_run", []):
+            if isinstance(row, dict) and "entailment" in (row.get("tiers_run") or []):
                 return "entailment"
     return "lexical"
 

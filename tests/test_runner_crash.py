@@ -145,3 +145,24 @@ def test_pending_notes_ignore_a_torn_tail_refuse_damage_and_are_tidied(tmp_path)
     path_for(out).write_text('{"id": "a/clean"}\n')
     with pytest.raises(UserError, match=r"t\.jsonl\.pending:1: expected a Retry-After note"):
         PendingWaits(out)
+
+
+def test_a_pending_note_at_the_edges_of_time_is_read_without_a_traceback(tmp_path):
+    from runner.pending import PendingWaits, path_for
+
+    out = tmp_path / "t.jsonl"
+    path_for(out).write_text('{"id": "a/clean", "not_before": "0001-01-01T00:00:00+05:00", "retry_after": "1", '
+                             '"noted_at": "9999-12-31T23:59:59-05:00"}\n')
+    (wait,) = PendingWaits(out).waits
+    assert wait.until < 0 < wait.noted_at
+
+
+def test_released_tiers_passes_over_lines_it_cannot_read(tmp_path):
+    import subprocess
+    import sys
+
+    labels = tmp_path / "l.jsonl"
+    labels.write_text("[" * 100_000 + "\n" + "1" * 5000 + "\n[]\n" + '{"tiers_run": ["witness", "entailment"]}\n')
+    script = Path(__file__).resolve().parents[1] / "scripts" / "released_tiers.py"
+    done = subprocess.run([sys.executable, str(script), str(labels)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "entailment\n", "")
