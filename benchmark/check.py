@@ -59,7 +59,7 @@ def check(data_dir: Path = DATA_DIR) -> CheckResult:
             if cluster is not None:
                 _check_row(cluster, partition, where, result)
                 clusters.append(cluster)
-    _check_manifest(Path(data_dir), sha256, counts, clusters, result)
+    _check_manifest(Path(data_dir), files, counts, clusters, result)
     _check_totals(clusters, result)
     _check_comment_balance(clusters, result)
     _summarise(clusters, sha256, result)
@@ -132,14 +132,16 @@ def _check_layouts(row: Cluster, where: str, problems: list[str]) -> None:
         problems.append(f"{where}: {cluster} mitigation instruction is not before the begin marker")
 
 
-def _check_manifest(data_dir: Path, sha256: str, counts: dict[str, int], clusters: list[Cluster],
-                    result: CheckResult) -> None:
+def _check_manifest(data_dir: Path, files_read: list[tuple[Path, bytes]], counts: dict[str, int],
+                    clusters: list[Cluster], result: CheckResult) -> None:
     """MANIFEST.json says what `seam.py build` made: each key must be there, of its type, and true of the files.
 
     `counts` is the number of rows in each partition file, `clusters` the rows that read as clusters.
     """
     path = data_dir / MANIFEST
     problems = result.problems
+    read = {file.name: data for file, data in files_read}
+    sha256 = checksum(files_read)
     try:
         manifest = jsonl.load_file(path, "the benchmark manifest, a JSON object")
     except UserError as exc:
@@ -172,7 +174,7 @@ def _check_manifest(data_dir: Path, sha256: str, counts: dict[str, int], cluster
                         f"({', '.join(f'{p}.jsonl' for p in PARTITIONS)})")
     elif isinstance(files, dict):
         for name, expected in sorted(files.items()):
-            actual = hashlib.sha256((data_dir / name).read_bytes()).hexdigest()
+            actual = hashlib.sha256(read[name]).hexdigest()  # the bytes checked above, not a second read
             if actual != expected:
                 recorded = expected if isinstance(expected, str) and len(expected) == 64 else shown(expected)
                 problems.append(f"{data_dir / name}: SHA-256 {actual} but {MANIFEST} records {recorded}")
