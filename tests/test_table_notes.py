@@ -56,13 +56,15 @@ def markdown_clauses(table: Table) -> list[str]:
 
 
 def test_every_table_is_checked(tables):
-    assert {"rates", "contrasts", "sources", "clusters", "validity_syntax", "validity_syntax_contrasts",
-            "validity_provenance", "validity_functional", "validity_functional_contrasts"} <= set(tables)
+    assert set(NAMES) <= set(tables)
 
 
-@pytest.mark.parametrize("name", ["rates", "contrasts", "sources", "clusters", "validity_syntax",
-                                  "validity_syntax_contrasts", "validity_provenance", "validity_functional",
-                                  "validity_functional_contrasts"])
+NAMES = ("rates", "contrasts", "sources", "clusters", "validity_syntax", "validity_syntax_contrasts",
+         "validity_syntax_as_returned", "validity_syntax_as_returned_contrasts", "validity_provenance",
+         "validity_functional", "validity_functional_contrasts")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_the_markdown_notes_define_no_column_only_the_csv_has(tables, name):
     table = tables[name]
     defined = [(column, clause) for column in csv_only(table) for clause in markdown_clauses(table)
@@ -73,6 +75,7 @@ def test_the_markdown_notes_define_no_column_only_the_csv_has(tables, name):
 @pytest.mark.parametrize(("name", "words"), [
     ("validity_provenance", ("missing", "median", "fingerprint")),
     ("validity_syntax", ("outputs =", "without markers")),
+    ("validity_syntax_as_returned", ("outputs =", "without markers", "fenced:", "fenced (", "still invalid")),
     ("contrasts", ("p permutation", "significant:")),
 ])
 def test_columns_only_the_csv_has_are_named_only_as_what_the_csv_adds(tables, name, words):

@@ -16,7 +16,8 @@ from validity.synthetic import trace_row
 BENCHMARK = dataset.load()
 HE, FX, WK = (BENCHMARK.cluster(name) for name in ("humaneval-001", "fissix-002", "wikipedia-001"))
 SHA = BENCHMARK.sha256
-TABLES = ("validity_syntax", "validity_syntax_contrasts", "validity_similarity", "validity_provenance",
+TABLES = ("validity_syntax", "validity_syntax_contrasts", "validity_syntax_as_returned",
+          "validity_syntax_as_returned_contrasts", "validity_similarity", "validity_provenance",
           "validity_provenance_flags")
 
 
@@ -56,6 +57,7 @@ def test_writes_every_table_but_not_the_functional_one_without_execute(trace, tm
     out = capsys.readouterr().out
     assert "functional check not run" in out and "--execute" in out
     assert "validity: model-a: invalid code clean 0/2; boundary 2/2" in out
+    assert "validity: model-a: code invalid as returned clean 1/2; boundary 2/2; mitigation 1/1 (1 recovered)" in out
 
 
 def test_syntax_counts_and_the_paired_contrast_with_clean(trace, tmp_path):
@@ -75,6 +77,30 @@ def test_syntax_counts_and_the_paired_contrast_with_clean(trace, tmp_path):
     assert "blank vs clean" not in contrasts  # no blank outputs, no contrast
 
 
+def test_the_reply_as_returned_beside_the_edited_text(trace, tmp_path):
+    run_cli(trace, "--out", tmp_path / "out")
+    table = {(r["source"], r["condition"]): r
+             for r in read_csv(tmp_path / "out" / "validity_syntax_as_returned.csv")}
+    clean = table["all", "clean"]  # the humaneval reply has a preamble before its fence: invalid as returned
+    assert (clean["n"], clean["invalid"], clean["invalid_extracted"], clean["fenced"]) == ("2", "1", "0", "0")
+    assert (table["humaneval", "clean"]["invalid"], table["fissix", "clean"]["invalid"]) == ("1", "0")
+    boundary = table["all", "boundary"]
+    assert (boundary["invalid"], boundary["invalid_extracted"], boundary["recovered"]) == ("2", "2", "0")
+    mitigation = table["all", "mitigation"]  # the block echoed twice: its marker lines removed, it parses
+    assert (mitigation["outputs"], mitigation["n"], mitigation["invalid"]) == ("2", "1", "1")
+    assert (mitigation["echoing"], mitigation["recovered"], mitigation["invalid_without_markers"]) == ("1", "1", "0")
+    assert mitigation["invalid_extracted"] == "1"  # the extraction keeps the inner END and BEGIN lines too
+    assert clean["rate"] == "0.500000"
+    contrasts = {r["contrast"]: r for r in read_csv(tmp_path / "out" / "validity_syntax_as_returned_contrasts.csv")}
+    boundary = contrasts["boundary vs clean"]
+    assert (boundary["n_pairs"], boundary["b"], boundary["c"]) == ("2", "1", "0")  # both invalid on humaneval
+    mitigation = contrasts["mitigation vs clean"]
+    assert (mitigation["n_pairs"], mitigation["b"], mitigation["c"]) == ("1", "0", "0")
+    markdown = (tmp_path / "out" / "validity_syntax_as_returned.md").read_text()
+    assert "exactly one Markdown fenced block" in markdown and "Invalid extracted" in markdown
+    assert (tmp_path / "out" / "validity_syntax.csv").read_text().splitlines()[0].endswith("recovered")
+
+
 def test_table_counts_agree_with_the_item_rows(trace, tmp_path):
     run_cli(trace, "--out", tmp_path / "out")
     items = [row for _, row in jsonl.read(tmp_path / "out" / "validity_items.jsonl")]
@@ -84,6 +110,16 @@ def test_table_counts_agree_with_the_item_rows(trace, tmp_path):
         assert int(row["n"]) == len(mine)
         assert int(row["invalid"]) == sum(not i["parses"] for i in mine)
         assert int(row["recovered"]) == sum(not i["parses"] and i["parses_without_markers"] for i in mine)
+    for row in read_csv(tmp_path / "out" / "validity_syntax_as_returned.csv"):
+        mine = [i for i in items if i["condition"] == row["condition"] and i["returned_parses"] is not None
+                and row["source"] in ("all", i["source"])]
+        assert int(row["n"]) == len(mine) and [i["parses"] is not None for i in mine] == [True] * len(mine)
+        assert int(row["invalid"]) == sum(not i["returned_parses"] for i in mine)
+        assert int(row["fenced"]) == sum(i["returned_fenced"] for i in mine)
+        assert int(row["recovered"]) == sum(not i["returned_parses"] and i["returned_parses_without_markers"]
+                                            for i in mine)
+        assert int(row["invalid_extracted"]) == sum(not i["parses"] for i in mine)
+        assert [bool(i["returned_error"]) for i in mine] == [not i["returned_parses"] for i in mine]
     assert {i["id"] for i in items if i["source"] == "wikipedia"} == {
         "wikipedia-001/clean", "wikipedia-001/boundary", "wikipedia-001/mitigation"}
 

@@ -1,9 +1,21 @@
-"""Syntactic validity: parsing, echoed boundary-marker lines, and parsing once they are removed."""
+"""Syntactic validity: parsing, echoed boundary-marker lines, and parsing once they are removed; of the edited
+text and of the reply as returned."""
+
+import doctest
 
 import pytest
 
 from benchmark.render import BEGIN_MARKER, END_MARKER
-from validity.syntax import check, has_marker_line, is_marker_line, parse_error, remove_marker_lines
+from validity import syntax
+from validity.syntax import (
+    as_returned,
+    check,
+    check_reply,
+    has_marker_line,
+    is_marker_line,
+    parse_error,
+    remove_marker_lines,
+)
 
 VALID = "def add(a: int, b: int) -> int:\n    return a + b"
 INVALID = "def add(a, b)\n    return a + b"  # missing colon
@@ -87,3 +99,73 @@ def test_marker_lines_are_the_lines_the_scorer_cuts_at(word, style):
     reply = f"{line}\nx = 1" if word.startswith("BEGIN") else f"x = 1\n{line}\nbtw lunch"
     assert extract(reply, "x = 1", "code").text == "x = 1"
     assert remove_marker_lines(f"x = 1\n{line}") == "x = 1"
+
+
+# ---------------------------------------------------------------- the reply as returned
+
+
+@pytest.mark.parametrize("reply", [
+    f"```python\n{VALID}\n```", f"```\n{VALID}\n```\n", f"\n\n```py\n{VALID}\n```\n\n",
+    f"~~~python\n{VALID}\n~~~", f"````python\n{VALID}\n`````", f"   ```python\n{VALID}\n   ```  ",
+    f"```python\r\n{VALID}\r\n```\r\n",
+])
+def test_a_reply_that_is_one_fenced_block_is_read_without_its_fence(reply):
+    assert as_returned(reply) == (VALID, True)
+    result = check_reply(reply)
+    assert result.fenced and result.parses and not result.recovered
+
+
+@pytest.mark.parametrize("reply", [
+    f"Here is the code:\n```python\n{VALID}\n```",  # a preamble
+    f"```python\n{VALID}\n```\nThis adds two numbers.",  # a note after the block
+    f"```python\n{VALID}\n```\n\n```python\n{VALID}\n```",  # two blocks: the first fence closes early
+    f"```python\n{VALID}",  # never closed
+    f"{VALID}\n```",  # the opening fence left out
+    f"```python\n{VALID}\n```python",  # a fence with an info string does not close
+    f"````python\n{VALID}\n```",  # a shorter fence does not close
+    f"~~~\n{VALID}\n```",  # nor one of the other character
+    f"```py`thon\n{VALID}\n```",  # a backtick in a backtick fence's info string: not a fence
+    f"```python\n{VALID}\n    ```",  # indented four spaces: content, not a fence
+])
+def test_anything_else_is_parsed_as_returned(reply):
+    assert as_returned(reply) == (reply, False)
+    result = check_reply(reply)
+    assert not result.fenced and not result.parses and result.error is not None
+    assert not result.echoes_marker and not result.recovered
+
+
+def test_bare_code_is_parsed_whole():
+    assert as_returned(VALID) == (VALID, False)
+    assert check_reply(VALID).parses
+    assert as_returned("") == ("", False) and check_reply("").parses  # nothing: valid Python, as returned
+    assert not check_reply(INVALID).parses and not check_reply(INVALID).parses_without_markers
+
+
+@pytest.mark.parametrize("reply", [
+    f"{BEGIN_MARKER}\n{VALID}\n{END_MARKER}",  # echoed around bare code
+    f"```python\n{BEGIN_MARKER}\n{VALID}\n{END_MARKER}\n```",  # inside the fence
+    f"{BEGIN_MARKER}\n```python\n{VALID}\n```\n**END TEXT**\n",  # around the fence: removed, one block is left
+    f"{VALID}\n\n-----END TEXT-----",
+])
+def test_echoed_marker_lines_make_a_reply_invalid_and_removing_them_recovers_it(reply):
+    result = check_reply(reply)
+    assert result.echoes_marker and not result.parses
+    assert result.parses_without_markers and result.recovered
+
+
+def test_talk_around_echoed_markers_is_not_recovered():
+    reply = f"Here's a revised version:\n\n**BEGIN TEXT**\n{VALID}\n**END TEXT**\nbtw lunch"
+    result = check_reply(reply)
+    assert result.echoes_marker and not result.parses and not result.recovered
+    # the kit's reading of the same reply: the extraction cuts at the markers, and the edited text parses
+    assert check(reply, VALID).parses
+
+
+def test_a_marker_echoed_as_a_comment_leaves_the_reply_valid():
+    result = check_reply(f"# --- END TEXT ---\n{VALID}")
+    assert result.echoes_marker and result.parses and not result.recovered
+
+
+def test_the_examples_in_the_docstrings_hold():
+    result = doctest.testmod(syntax)
+    assert result.attempted >= 2 and result.failed == 0

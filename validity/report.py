@@ -33,6 +33,7 @@ from validity.tables import (
     functional_table,
     provenance_table,
     similarity_table,
+    syntax_as_returned_table,
     syntax_outcomes,
     syntax_table,
 )
@@ -67,6 +68,11 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
         clean_contrasts_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
                               clean_contrast_rows(syntax_outcomes(checked), models, options),
                               "the edited code does not parse", options, notes),
+        syntax_as_returned_table(checked, code_sources, options, notes),
+        clean_contrasts_table("validity_syntax_as_returned_contrasts",
+                              "Code invalid as returned: each condition vs clean",
+                              clean_contrast_rows(syntax_outcomes(checked, as_returned=True), models, options),
+                              "the reply as returned does not parse", options, notes),
         similarity_table(checked, clusters, options, notes),
         provenance_table(entries, len(clusters), notes),
         flags_table(provenance.flags(entries, options.max_days), options, notes),
@@ -112,7 +118,7 @@ def item_rows(checked: list[Checked]) -> list[dict]:
     for c in checked:
         if c.genre != "code" and not c.has_reference:
             continue
-        s = c.syntax
+        s, r = c.syntax, c.reply_syntax
         rows.append({
             "model": c.output.model, "id": c.output.id, "source": c.source, "condition": c.output.condition,
             "status": c.output.status, "usable": c.usable,
@@ -120,6 +126,10 @@ def item_rows(checked: list[Checked]) -> list[dict]:
             "echoes_marker": None if s is None else s.echoes_marker,
             "marker_in_text": None if s is None else s.marker_in_text,
             "parses_without_markers": None if s is None else s.parses_without_markers,
+            "returned_fenced": None if r is None else r.fenced,
+            "returned_parses": None if r is None else r.parses,
+            "returned_error": None if r is None else r.error,
+            "returned_parses_without_markers": None if r is None else r.parses_without_markers,
             "chrf": None if c.chrf is None else round(c.chrf, 6), "unchanged": c.unchanged,
         })
     return rows

@@ -16,13 +16,16 @@ def summary_lines(tables: Path) -> list[str]:
     """One line per check found in `tables` (nothing when no validity table is there)."""
     tables = Path(tables)
     lines = []
-    syntax = tables / "validity_syntax.csv"
-    if syntax.exists():
-        for model in sorted({r["model"] for r in read_csv(syntax)}):
-            cells = [f"{r['condition']} {r['invalid']}/{r['n']}" + (f" ({r['recovered']} recovered)"
-                                                                    if r["recovered"] not in ("", "0") else "")
-                     for r in read_csv(syntax) if r["model"] == model and r["source"] == "all"]
-            lines.append(f"validity: {model}: invalid code {'; '.join(cells)}")
+    syntax_tables = (("validity_syntax", "invalid code"), ("validity_syntax_as_returned", "code invalid as returned"))
+    for name, what in syntax_tables:
+        syntax = tables / f"{name}.csv"
+        if syntax.exists():
+            rows = read_csv(syntax)
+            for model in sorted({r["model"] for r in rows}):
+                cells = [f"{r['condition']} {r['invalid']}/{r['n']}" + (f" ({r['recovered']} recovered)"
+                                                                        if r["recovered"] not in ("", "0") else "")
+                         for r in rows if r["model"] == model and r["source"] == "all"]
+                lines.append(f"validity: {model}: {what} {'; '.join(cells)}")
     functional = tables / "validity_functional.csv"
     if functional.exists():
         for model in sorted({r["model"] for r in read_csv(functional)}):

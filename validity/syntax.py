@@ -12,6 +12,13 @@ This module measures the same three things for one output:
 * `echoes_marker`: the whole reply has a boundary-marker line;
 * `parses_without_markers`: the edited text parses once its marker lines are removed.
 
+The original benchmark itself parsed code outputs *as returned*, not after
+an extraction: `check_reply` is that reading (`as_returned` says exactly what
+is parsed: the whole reply, less one Markdown fence wrapping all of it), with
+the same reparse once marker lines are removed. Both readings go into the
+tables, so a reader sees how much of "invalid" is the code and how much the
+talk around it.
+
 A marker line is what the scorer cuts at (`scorer.extract.is_marker_line`): a
 line that normalises to "begin text" or "end text", so any case and any
 punctuation around or between the two words: `-----END TEXT-----`,
@@ -23,6 +30,7 @@ edited text is a misplaced or repeated one.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -39,7 +47,23 @@ class SyntaxCheck:
 
     @property
     def recovered(self) -> bool:
-        """Invalid as returned, valid once the marker lines are gone."""
+        """The edited text is invalid, and valid once its marker lines are gone."""
+        return not self.parses and self.parses_without_markers
+
+
+@dataclass(frozen=True)
+class ReplyCheck:
+    """The original benchmark's measure: the reply as returned (`as_returned`), not the scorer's extraction."""
+
+    fenced: bool  # the reply is one fenced block, parsed without its two fence lines
+    parses: bool
+    error: str | None
+    echoes_marker: bool  # the reply has a marker line
+    parses_without_markers: bool  # the reply less its marker lines, read by the same rule, parses
+
+    @property
+    def recovered(self) -> bool:
+        """Invalid as returned, valid once the echoed marker lines are removed (the original's "became parseable")."""
         return not self.parses and self.parses_without_markers
 
 
@@ -62,6 +86,61 @@ def parse_error(source: str) -> str | None:
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes; absurd nesting
         return type(exc).__name__
     return None
+
+
+# A fence line as CommonMark has it: up to three spaces, three or more backticks or tildes, an info string.
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+def as_returned(reply: str) -> tuple[str, bool]:
+    r"""(the text to parse, whether a fence was removed) for the reply as the model returned it.
+
+    The whole reply, with one exception: when the reply is exactly one fenced
+    block (blank lines aside, its first line opens a fence and the first line
+    that closes that fence is its last), the text between the two fence lines.
+    That wrapper is Markdown's way of saying "this is code" and removing it
+    takes no judgement; anything else the model wrote (a preamble, a note after
+    the code, a second block, text after the closing fence) was returned with
+    the code and is parsed with it. Line endings are read as "\n", as the
+    scorer reads them.
+
+    >>> as_returned("```python\nx = 1\n```\n")
+    ('x = 1', True)
+    >>> as_returned("Here it is:\n```python\nx = 1\n```")
+    ('Here it is:\n```python\nx = 1\n```', False)
+    """
+    text = reply.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 2:
+        return text, False
+    first, last = filled[0], filled[-1]
+    opening = _FENCE.fullmatch(lines[first])
+    if opening is None or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+        return text, False  # not a fence line (a backtick fence's info string has no backtick)
+    fence = opening.group(1)
+    for i in range(first + 1, last + 1):
+        closing = _FENCE.fullmatch(lines[i])
+        if (closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence)
+                and not closing.group(2).strip()):
+            return ("\n".join(lines[first + 1: last]), True) if i == last else (text, False)
+    return text, False  # never closed: the opening fence is part of what was returned
+
+
+def check_reply(reply: str) -> ReplyCheck:
+    """The reply as returned: does it parse, and does it once its echoed marker lines are removed?
+
+    The second reading applies `as_returned` to the reply less its marker lines,
+    so a pair of markers echoed around a fenced block is as removable as one
+    echoed inside it.
+    """
+    text, fenced = as_returned(reply)
+    error = parse_error(text)
+    echoes = has_marker_line(reply)
+    return ReplyCheck(
+        fenced=fenced, parses=error is None, error=error, echoes_marker=echoes,
+        parses_without_markers=(error is None) if not echoes
+        else parse_error(as_returned(remove_marker_lines(reply))[0]) is None)
 
 
 def check(reply: str, edited: str) -> SyntaxCheck:

@@ -50,7 +50,8 @@ class Checked:
     source: str
     genre: str
     edited: str | None  # the extracted edited text of a usable output
-    syntax: syntax.SyntaxCheck | None  # code clusters
+    syntax: syntax.SyntaxCheck | None  # code clusters: the edited text
+    reply_syntax: syntax.ReplyCheck | None  # code clusters: the reply as returned (the same outputs)
     chrf: float | None  # clusters with a reference edit
     unchanged: bool | None
     has_reference: bool
@@ -71,6 +72,7 @@ def check_outputs(outputs: list[TraceRow], clusters: dict[str, Cluster]) -> list
         checked.append(Checked(
             output=item, source=cluster.source, genre=cluster.genre, edited=edited,
             syntax=syntax.check(item.output, edited) if code and edited is not None else None,
+            reply_syntax=syntax.check_reply(item.output) if code and edited is not None else None,
             chrf=similarity.chrf(edited, reference) if reference and edited is not None else None,
             unchanged=similarity.unchanged(edited, cluster.artifact) if edited is not None else None,
             has_reference=bool(reference)))
@@ -121,13 +123,18 @@ def clean_contrasts_table(name: str, title: str, rows: list[ContrastRow], what: 
 # ---------------------------------------------------------------- syntax
 
 
-def syntax_outcomes(checked: list[Checked]) -> dict[tuple[str, str], dict[str, bool | None]]:
-    """(model, condition) -> cluster -> invalid (True), valid (False) or unusable (None); code only."""
+def syntax_outcomes(checked: list[Checked], as_returned: bool = False
+                    ) -> dict[tuple[str, str], dict[str, bool | None]]:
+    """(model, condition) -> cluster -> invalid (True), valid (False) or unusable (None); code only.
+
+    Invalid means the edited text does not parse, or with `as_returned` the reply as returned.
+    """
     outcomes: dict[tuple[str, str], dict[str, bool | None]] = {}
     for c in checked:
         if c.genre == "code":
+            check = c.reply_syntax if as_returned else c.syntax
             outcomes.setdefault((c.output.model, c.output.condition), {})[c.output.cluster] = (
-                None if c.syntax is None else not c.syntax.parses)
+                None if check is None else not check.parses)
     return outcomes
 
 
@@ -175,6 +182,59 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
               "outputs still invalid without marker lines.")
     return Table("validity_syntax", "Syntactic validity of edited code", columns, tuple(rows), (method, *notes),
                  display)
+
+
+def syntax_as_returned_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
+    """The original benchmark's measure (the reply as returned), beside the kit's (the edited text), same outputs."""
+    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
+               Column("outputs", "Outputs", "int"), Column("n", "n", "int"), Column("fenced", "Fenced", "int"),
+               Column("invalid", "Invalid", "int"), Column("rate", "Invalid rate", "proportion"),
+               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
+               Column("echoing", "Echoing", "int"), Column("recovered", "Recovered", "int"),
+               Column("invalid_without_markers", "Invalid without markers", "int"),
+               Column("invalid_extracted", "Invalid extracted", "int"))
+    code = [c for c in checked if c.genre == "code"]
+    models = sorted({c.output.model for c in checked})
+    conditions = _order(c.output.condition for c in code)
+    rows, shown = [], []
+    for model in models:
+        for source in (ALL, *code_sources):
+            for condition in conditions:
+                group = [c for c in code if c.output.model == model and c.output.condition == condition
+                         and source in (ALL, c.source)]
+                usable = [c for c in group if c.reply_syntax is not None]
+                replies = [c.reply_syntax for c in usable]
+                invalid = sum(not r.parses for r in replies)
+                result = proportion(invalid, len(replies), options.confidence)
+                ci = result.confidence_interval
+                echoing = sum(not r.parses and r.echoes_marker for r in replies)
+                recovered = sum(r.recovered for r in replies)
+                extracted = sum(not c.syntax.parses for c in usable)
+                rows.append((model, source, condition, len(group), len(replies), sum(r.fenced for r in replies),
+                             invalid, result.statistic, ci.low, ci.high, echoing, recovered,
+                             invalid - recovered, extracted))
+                shown.append((model, source, condition, len(replies), invalid,
+                              interval_text(result.statistic, ci.low, ci.high), echoing, recovered, extracted))
+    display = Table("validity_syntax_as_returned", "", (
+        Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
+        Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
+        Column("rate", "Invalid % [95% CI]", align="r"), Column("echoing", "Echoing", "int"),
+        Column("recovered", "Recovered", "int"), Column("invalid_extracted", "Invalid extracted", "int")),
+        tuple(shown))
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    method = ("The original benchmark's measure, on the outputs of validity_syntax (usable outputs of code "
+              f"clusters, n). Invalid: the reply as returned does not parse with Python {version}'s ast.parse; "
+              "as returned means the whole reply, or, when the reply is exactly one Markdown fenced block, the "
+              "text between its fence lines (a preamble, a note or a second block is parsed with the code). "
+              "Echoing: invalid replies with a boundary-marker line (a line whose only words are BEGIN TEXT or "
+              "END TEXT); recovered: invalid replies that parse once their marker lines are removed (read by "
+              "the same rule). Invalid extracted: the kit's reading, the edited text (the scorer's extraction) "
+              f"does not parse, as in validity_syntax. Invalid %: the share invalid as returned, in percent, "
+              f"with its {options.confidence:.0%} Wilson interval; source 'all' pools the code sources. The CSV "
+              "adds the final trace rows (outputs), the replies read without their fence (fenced) and the "
+              "replies still invalid without marker lines.")
+    return Table("validity_syntax_as_returned", "Syntactic validity of code as returned (the original measure)",
+                 columns, tuple(rows), (method, *notes), display)
 
 
 # ---------------------------------------------------------------- functional
