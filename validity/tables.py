@@ -176,7 +176,7 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
     method = (f"Usable outputs of code clusters (n). Invalid: the edited text (the scorer's extraction) does not "
               f"parse with Python {version}'s ast.parse. Echo: the reply has a boundary-marker line (a line whose "
               "only words are BEGIN TEXT or END TEXT); marker in text: the edited text itself keeps one; "
-              "recovered: invalid as returned, valid once marker lines are removed. "
+              "recovered: the edited text is invalid, and valid once its marker lines are removed. "
               f"Invalid %: the share invalid, in percent, with its {options.confidence:.0%} Wilson interval; "
               "source 'all' pools the code sources. The CSV adds the final trace rows (outputs) and the "
               "outputs still invalid without marker lines.")
