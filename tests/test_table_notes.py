@@ -31,7 +31,9 @@ def tables(tmp_path_factory) -> dict[str, Table]:
             for cluster in benchmark.clusters[::50] for condition in ("clean", "newline", "boundary")]
     path = tmp_path_factory.mktemp("traces") / "model-a.jsonl"
     jsonl.write(path, rows)
-    validity = report.build([path]).tables
+    labels = tmp_path_factory.mktemp("labels") / "labels.jsonl"
+    jsonl.write(labels, synthetic_labels(models=2, clusters=12, comments=4))
+    validity = report.build([path], labels=[labels]).tables
     options = Options()
     functional = (functional_table([], set(), {}, {}, Limits(), options, []),
                   clean_contrasts_table("validity_functional_contrasts", "Passing the unit tests", [],
@@ -56,13 +58,14 @@ def markdown_clauses(table: Table) -> list[str]:
 
 
 def test_every_table_is_checked(tables):
-    assert {"rates", "contrasts", "sources", "clusters", "validity_syntax", "validity_syntax_contrasts",
-            "validity_provenance", "validity_functional", "validity_functional_contrasts"} <= set(tables)
+    assert {"rates", "contrasts", "summary", "sources", "clusters", "sensitivity", "validity_syntax",
+            "validity_syntax_contrasts", "validity_provenance", "validity_functional", "validity_functional_contrasts",
+            "validity_sensitivity"} <= set(tables)
 
 
-@pytest.mark.parametrize("name", ["rates", "contrasts", "sources", "clusters", "validity_syntax",
-                                  "validity_syntax_contrasts", "validity_provenance", "validity_functional",
-                                  "validity_functional_contrasts"])
+@pytest.mark.parametrize("name", ["rates", "contrasts", "summary", "sources", "clusters", "sensitivity",
+                                  "validity_syntax", "validity_syntax_contrasts", "validity_provenance",
+                                  "validity_functional", "validity_functional_contrasts", "validity_sensitivity"])
 def test_the_markdown_notes_define_no_column_only_the_csv_has(tables, name):
     table = tables[name]
     defined = [(column, clause) for column in csv_only(table) for clause in markdown_clauses(table)
