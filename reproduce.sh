@@ -5,7 +5,8 @@
 #   ./reproduce.sh [--execute]   # --execute also reruns the functional check (runs model output in a sandbox)
 #
 # Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
-# data/labels/ (the determinism audit); 3 regenerate data/tables/ and compare; 4 summarise.
+# data/labels/ (the determinism audit); 3 regenerate data/tables/ (from the rescored labels and
+# the traces) and compare; 4 summarise.
 # The entailment tier runs only if the released labels were made with it (and the model is
 # then required); otherwise both sides are lexical-only and the script says so.
 set -euo pipefail
@@ -56,18 +57,25 @@ for trace in ${traces[@]+"${traces[@]}"}; do
 done
 
 if [ -d data/tables ]; then
+  # The tables read the labels and, for the sensitivity analyses, the traces they were scored from;
+  # the validity tables read the traces and, for the provenance sensitivity analysis, the labels.
+  tables=("$PY" seam.py tables "$work/labels" --out "$work/tables")
   validity=(true)
   ignore=()
   if [ ${#traces[@]} -gt 0 ]; then
-    validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" ${execute[@]+"${execute[@]}"})
+    tables+=(--traces "${traces[@]}")
+    validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" --labels "$work/labels"
+              ${execute[@]+"${execute[@]}"})
     if [ ${#execute[@]} -eq 0 ]; then
       ignore=(--ignore 'validity_functional*')
       echo "   validity: the functional check executes model output and is not rerun; ./reproduce.sh --execute reruns and compares it"
     fi
   fi
-  step "3. regenerate the absorption and validity tables and compare with data/tables/" \
-    bash -c 'set -f; "$PY" seam.py tables "$1" --out "$2" > /dev/null && "${@:4}" > /dev/null && "$PY" scripts/compare.py data/tables "$2" $3' _ \
-    "$work/labels" "$work/tables" "${ignore[*]:-}" "${validity[@]}"
+  regenerate() {  # write every table into $work/tables, then compare them all with data/tables
+    "${tables[@]}" > /dev/null && "${validity[@]}" > /dev/null \
+      && "$PY" scripts/compare.py data/tables "$work/tables" ${ignore[@]+"${ignore[@]}"}
+  }
+  step "3. regenerate the absorption and validity tables and compare with data/tables/" regenerate
 else
   echo "no released tables in data/tables/: nothing to compare"
 fi

@@ -15,18 +15,19 @@ def add_commands(subparsers) -> None:
     >>> parser = argparse.ArgumentParser(prog="seam.py")
     >>> add_commands(parser.add_subparsers())
     >>> args = parser.parse_args(["tables", "data/labels", "--out", "out", "--seed", "0"])
-    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance
-    (['data/labels'], 0, None, 10, 0.8, None)
+    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance, args.traces
+    (['data/labels'], 0, None, 10, 0.8, None, None)
     """
     parser = subparsers.add_parser(
         "tables",
         help="compute rates, paired contrasts and resampling from labels and write the tables and figure",
         description="Compute absorption rates, paired contrasts (exact McNemar, sign-flip permutation,\n"
                     "Newcombe intervals, Holm across models), source and cluster tables, comment-pool\n"
-                    "resampling and the design's resolution. Write each table as CSV, Markdown and\n"
-                    "LaTeX, plus rates.svg, notes.md and provenance.json. Same labels, same bytes.\n"
-                    "See docs/STATISTICS.md.",
-        epilog="example:\n  python seam.py tables data/labels --out data/tables\n"
+                    "resampling, the design's resolution, the headline counts (summary) and the\n"
+                    "sensitivity analyses (sensitivity; with --traces also those that read the trace\n"
+                    "outputs). Write each table as CSV, Markdown and LaTeX, plus rates.svg, notes.md and\n"
+                    "provenance.json. Same labels (and traces), same bytes. See docs/STATISTICS.md.",
+        epilog="example:\n  python seam.py tables data/labels --out data/tables --traces data/traces\n"
                "  python seam.py tables data/labels/gpt.jsonl data/labels/claude.jsonl --out /tmp/t "
                "--resamples 5000 --seed 7",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -42,6 +43,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--discordance", type=fraction, default=None,
                         help="discordance rate for the resolution table (default: the observed one)")
     parser.add_argument("--power", type=probability, default=0.8, help="power for the resolution (default 0.8)")
+    parser.add_argument("--traces", nargs="+", metavar="TRACES", default=None,
+                        help="the trace files (or directories of them) the labels were scored from: the "
+                             "sensitivity analyses then also count excluded outputs that hold the witness phrase")
     parser.set_defaults(func=run_tables)
 
 
@@ -56,7 +60,7 @@ def run_tables(args) -> int:
     >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +ELLIPSIS
     ...     jsonl.write(f"{tmp}/labels.jsonl", synthetic_labels(models=2, clusters=12, comments=4))
     ...     run_tables(parser.parse_args(["tables", f"{tmp}/labels.jsonl", "--out", f"{tmp}/out"]))
-    2 models, 5 conditions, 12 clusters: wrote 24 files to .../out
+    2 models, 5 conditions, 12 clusters: wrote 30 files to .../out
     models: 2 (model-00, model-01); conditions: newline, blank, boundary, mitigation, native
     ...
     0
@@ -67,6 +71,7 @@ def run_tables(args) -> int:
     from common.errors import UserError
     from common.files import write_files
     from stats import resample
+    from stats.evidence import read_evidence
     from stats.labels import load_labels
     from stats.render import to_csv, to_latex, to_markdown
     from stats.settings import TableSettings
@@ -78,7 +83,9 @@ def run_tables(args) -> int:
     resamples = resample.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     settings = TableSettings(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
                              power=args.power)
-    report = build_report(labels, settings, labels_sha256=digest)
+    evidence = read_evidence(args.traces)
+    report = build_report(labels, settings, labels_sha256=digest, evidence=evidence,
+                          exclusions=None)  # (model, request id) -> reason: adjudicated exclusions, when given
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")

@@ -27,6 +27,28 @@ def contrast_name(first: str, second: str) -> str:
     return f"{first} vs {second}"
 
 
+REDUCES, RAISES, NO_DIFFERENCE = "reduces", "raises", "none"
+
+
+def direction_of(b: int, c: int, n: int | None = None) -> str | None:
+    """Which way the second condition moves absorption relative to the first, from the discordant pairs.
+
+    A contrast "first vs second" reports diff = p(first) - p(second) = (b - c)/n, so
+    b > c (diff > 0) means the second condition absorbs less: it *reduces* absorption
+    ("newline vs boundary" with b > c: the boundary markers reduce it); b < c means it
+    *raises* it ("newline vs native" with b < c: native comments are absorbed more);
+    b = c is "none". Without pairs (n = 0) there is no direction: None. Kept apart from
+    `significant`, so that a count of significant results never takes an increase for
+    a reduction.
+
+    >>> direction_of(24, 9), direction_of(23, 35), direction_of(4, 4), direction_of(0, 0, n=0)
+    ('reduces', 'raises', 'none', None)
+    """
+    if n == 0:
+        return None
+    return REDUCES if b > c else RAISES if b < c else NO_DIFFERENCE
+
+
 @dataclass(frozen=True)
 class ContrastRow:
     """One model's comparison of condition `first` with `second`, and its place in the Holm family."""
@@ -37,6 +59,12 @@ class ContrastRow:
     result: PairedComparison
     adjusted_pvalue: float  # the exact McNemar p, Holm-adjusted across the models; NaN without pairs
     significant: bool | None  # adjusted_pvalue < alpha; None without pairs
+
+    @property
+    def direction(self) -> str | None:
+        """`direction_of` this row's discordant pairs: "reduces", "raises", "none", or None without pairs."""
+        table = self.result.table
+        return direction_of(table.first_only, table.second_only, table.n)
 
 
 def paired_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models,
@@ -72,41 +100,49 @@ def paired_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]]
 
 def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, notes: list[str], *,
                            name: str = "contrasts", title: str = "Paired contrasts per model",
-                           method: str | None = None) -> Table:
+                           method: str | None = None, direction: bool = False) -> Table:
     """The table of contrast rows: raw numbers for the CSV, "diff [CI]" and rounded p-values for display.
 
     `method`, the note saying what b and c count, defaults to the absorption contrasts' one.
+    `direction` adds a `direction` column after `significant` (`direction_of`: whether
+    the second condition reduces or raises absorption), for the absorption contrasts,
+    whose conditions are all treatments; the validity contrasts (treatment vs clean,
+    of outcomes that are not absorption) leave it out.
 
     >>> outcomes = {("m", "newline"): {"a": True, "b": True}, ("m", "blank"): {"a": False, "b": True}}
     >>> rows = paired_contrast_rows(outcomes, ["m"], [("newline", "blank")], TableSettings())
     >>> table = paired_contrasts_table(rows, TableSettings(), [])
     >>> [column.key for column in table.columns][:6], table.rows[0][:6]
     (['model', 'contrast', 'n_pairs', 'b', 'c', 'diff'], ('m', 'newline vs blank', 2, 1, 0, 0.5))
+    >>> paired_contrasts_table(rows, TableSettings(), [], direction=True).rows[0][11:13]
+    (False, 'reduces')
     """
+    extra = (Column("direction", "Direction"),) if direction else ()
     columns = (Column("model", "Model"), Column("contrast", "Contrast"), Column("n_pairs", "n", "int"),
                Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff", "proportion"),
                Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
                Column("p_mcnemar", "p McNemar", "pvalue"), Column("p_permutation", "p permutation", "pvalue"),
-               Column("p_holm", "p Holm", "pvalue"), Column("significant", "Significant", "flag"),
+               Column("p_holm", "p Holm", "pvalue"), Column("significant", "Significant", "flag"), *extra,
                Column("permutation_method", "Permutation method"))
     raw, shown = [], []
     for row in rows:
         r, table = row.result, row.result.table
         has = table.n > 0
         ci = r.confidence_interval
+        way = (row.direction,) if direction else ()
         raw.append((row.model, contrast_name(row.first, row.second), table.n, table.first_only,
                     table.second_only, r.difference, ci.low, ci.high,
                     r.mcnemar.pvalue if has else None, r.permutation.pvalue if has else None,
-                    row.adjusted_pvalue, row.significant, r.permutation.method if has else None))
+                    row.adjusted_pvalue, row.significant, *way, r.permutation.method if has else None))
         shown.append((contrast_name(row.first, row.second), row.model, table.n, table.first_only,
                       table.second_only, interval_text(r.difference, ci.low, ci.high),
                       r.mcnemar.pvalue if has else None, r.permutation.pvalue if has else None,
-                      row.adjusted_pvalue, row.significant))
+                      row.adjusted_pvalue, row.significant, *way))
     display = Table(name, "", (
         Column("contrast", "Contrast"), Column("model", "Model"), Column("n", "n", "int"),
         Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff (pp) [95% CI]", align="r"),
         Column("p", "p McNemar", "pvalue"), Column("perm", "p perm.", "pvalue"),
-        Column("holm", "p Holm", "pvalue"), Column("sig", "Sig.", "flag")), tuple(shown))
+        Column("holm", "p Holm", "pvalue"), Column("sig", "Sig.", "flag"), *extra), tuple(shown))
     if method is None:
         methods = sorted({row.result.permutation.method for row in rows if row.result.table.n})
         permutation = "exact enumeration" if methods in ([], ["exact"]) else (
@@ -117,5 +153,8 @@ def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, not
                   f"{settings.confidence_level:.0%} Newcombe (1998) hybrid score interval (method 10). p McNemar: "
                   "exact two-sided binomial test on the discordant pairs; p perm.: paired sign-flip permutation "
                   f"test ({permutation}); p Holm: Holm-adjusted exact McNemar p across the models of each "
-                  f"contrast; Sig.: p Holm < {settings.alpha:g}.")
+                  f"contrast; Sig.: p Holm < {settings.alpha:g}."
+                  + (" Direction: what the second condition does to absorption relative to the first: reduces "
+                     "(b > c, Diff > 0), raises (b < c) or none (b = c). Sig. alone does not say which way; "
+                     "the summary table counts significant reductions and increases apart." if direction else ""))
     return Table(name, title, columns, tuple(raw), (method, *notes), display)

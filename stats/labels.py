@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import jsonl
@@ -48,6 +48,10 @@ class LabelSet:
     entailment_missing: dict[tuple[str, str], int]
     # (model, source) -> the same count, restricted to the casual newline/blank rows
     entailment_missing_by_source: dict[tuple[str, str], int]
+    # What the extraction cut around the edited text of a usable row judged not absorbed (before and after,
+    # joined by a line break), with the row's comment_id, where anything was cut:
+    # (model, condition, cluster) -> (comment_id, cut text). The sensitivity analyses read it.
+    cut_text: dict[tuple[str, str, str], tuple[str | None, str]] = field(default_factory=dict)
 
     def outcome(self, model: str, condition: str) -> dict[str, bool | None]:
         return self.outcomes.get((model, condition), {})
@@ -98,6 +102,7 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
     info: dict[str, tuple[str, str, str | None, str]] = {}  # cluster -> source, genre, comment, where
     entailment: dict[tuple[str, str], int] = {}
     entailment_by_source: dict[tuple[str, str], int] = {}
+    cut_text: dict[tuple[str, str, str], tuple[str | None, str]] = {}
     models, conditions = set(), set()
     for where, label in located_labels:
         model, cluster, condition, source, genre = (label.model, label.cluster, label.condition, label.source,
@@ -124,6 +129,9 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
         models.add(model)
         conditions.add(condition)
         outcomes.setdefault((model, condition), {})[cluster] = label.absorbed if label.usable else None
+        if label.usable and not label.absorbed and (label.cut_before or label.cut_after):
+            cut = "\n".join(part for part in (label.cut_before, label.cut_after) if part)
+            cut_text[(model, condition, cluster)] = (label.comment_id, cut)
         if genre == "prose" and "entailment" in label.tiers_not_run:
             entailment[(model, condition)] = entailment.get((model, condition), 0) + 1
             if condition in POOLED_CASUAL:
@@ -134,7 +142,7 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
                 for name, (source, genre, comment, _) in sorted(info.items())}
     return LabelSet(models=tuple(sorted(models)), conditions=condition_order(conditions),
                     clusters=clusters, outcomes=outcomes, entailment_missing=entailment,
-                    entailment_missing_by_source=entailment_by_source)
+                    entailment_missing_by_source=entailment_by_source, cut_text=cut_text)
 
 
 def label_set_of(rows, origin: str = "row") -> LabelSet:

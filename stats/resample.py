@@ -44,6 +44,13 @@ class ModelResampling:
     def majority(self) -> bool:
         return 2 * self.significant_resamples > self.resamples
 
+    @property
+    def keeps(self) -> bool:
+        """The model keeps its reduction: significant on the labels as they are *and* in a majority of
+        resamples. A reduction that is not significant on the observed data is not one the pool could
+        keep, however often a resample happens to make it significant."""
+        return self.observed_significant and self.majority
+
 
 @dataclass(frozen=True)
 class ResamplingResult:
@@ -58,8 +65,13 @@ class ResamplingResult:
 
     @property
     def majority_models(self) -> int:
-        """Models whose reduction stays significant in more than half of the resamples."""
+        """Models whose reduction is significant in more than half of the resamples (observed or not)."""
         return sum(m.majority for m in self.models)
+
+    @property
+    def kept_models(self) -> int:
+        """Models that keep their reduction (`ModelResampling.keeps`): the count the summary reports."""
+        return sum(m.keeps for m in self.models)
 
 
 def mcnemar_matrix(b, c):
@@ -97,8 +109,8 @@ def comment_pool_resampling(labels: LabelSet, first: str = "newline", second: st
     >>> result = comment_pool_resampling(label_set_of(rows), resamples=200, seed=1)
     >>> [(m.model, m.b, m.c, m.observed_significant, m.share) for m in result.models]
     [('flat', 0, 0, False, 0.0), ('strong', 40, 0, True, 1.0)]
-    >>> result.comments, result.clusters, result.majority_models
-    (5, 40, 1)
+    >>> result.comments, result.clusters, result.majority_models, result.kept_models
+    (5, 40, 1, 1)
     """
     import numpy as np
 

@@ -37,7 +37,9 @@ def summary_lines(tables: Path) -> list[str]:
     ...         print(line)
     models: 1 (m); conditions: newline, blank
       m: newline 37.5% [13.7%, 69.4%] n=8; blank 37.5% [13.7%, 69.4%] n=8
-      m newline vs blank: b=0 c=0 p_holm=1 significant=false
+      m newline vs blank: b=0 c=0 p_holm=1 significant=false direction=none
+      Compared with a bare line break, a blank line gives no significant reduction of absorption in any model ...
+      sensitivity: 1 of 1 alternative rows keep the reference's direction and significance
     """
     tables = Path(tables)
     if not (tables / "rates.csv").exists():
@@ -55,7 +57,17 @@ def summary_lines(tables: Path) -> list[str]:
     if contrasts.exists():
         for row in read_csv(contrasts):
             lines.append(f"  {row['model']} {row['contrast']}: b={row['b']} c={row['c']} "
-                         f"p_holm={row['p_holm'] or 'n/a'} significant={row['significant']}")
+                         f"p_holm={row['p_holm'] or 'n/a'} significant={row['significant']} "
+                         f"direction={row.get('direction') or 'n/a'}")
+    headline = tables / "summary.csv"
+    if headline.exists():
+        lines += [f"  {row['statement']}" for row in read_csv(headline)]
+    sensitivity = tables / "sensitivity.csv"
+    if sensitivity.exists():
+        rows = [row for row in read_csv(sensitivity) if row["survives"]]
+        kept = sum(row["survives"] == "true" for row in rows)
+        lines.append(f"  sensitivity: {kept} of {len(rows)} alternative rows keep the reference's direction and "
+                     "significance")
     notes = tables / "notes.md"
     if notes.exists() and "entailment" in notes.read_text(encoding="utf-8").lower():
         lines.append(f"  note: see {notes} for which scorer tiers ran")

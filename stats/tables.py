@@ -14,15 +14,20 @@ from dataclasses import dataclass, field
 
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
+from stats.headline import summary_table
 from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, interval_text
+from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
 from stats.svg import Point, Series, rates_figure
 
 CONTRASTS = (("newline", "blank"), ("newline", "boundary"), ("boundary", "mitigation"), ("newline", "native"))
 FIGURE_CONDITIONS = ("newline", "blank", "boundary")
+# The original benchmark's design, shown beside this one's resolution: 300 pairs per model, 20 models,
+# and the discordance it observed.
+PAPER_PAIRS, PAPER_MODELS, PAPER_DISCORDANCE = 300, 20, 0.27
 
 
 @dataclass(frozen=True)
@@ -304,28 +309,32 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
 
     >>> table = resampling_table(resample.comment_pool_resampling(_example(), resamples=100), [])
     >>> table.rows
-    (('a', 4, 3, 0, False, 100, 0, 0.0, False),)
+    (('a', 4, 3, 0, False, 100, 0, 0.0, False, False),)
     >>> print(table.notes[0])  # doctest: +NORMALIZE_WHITESPACE
-    0 of 1 models keep a significant newline vs boundary reduction (b > c, Holm p < 0.05)
-    in a majority of 100 resamples.
+    0 of 1 models keep their newline vs boundary reduction: significant on the observed labels (b > c,
+    Holm p < 0.05) and in a majority of 100 resamples.
     """
     columns = (Column("model", "Model"), Column("n_pairs", "n", "int"), Column("b", "b", "int"),
                Column("c", "c", "int"), Column("observed_significant", "Significant (observed)", "flag"),
                Column("resamples", "Resamples", "int"),
                Column("significant_resamples", "Significant resamples", "int"),
-               Column("share", "Share", "proportion"), Column("majority", "Majority", "flag"))
+               Column("share", "Share", "proportion"), Column("majority", "Majority", "flag"),
+               Column("keeps", "Keeps", "flag"))
     if result is None:
         return Table("resampling", "Comment-pool resampling", columns, (),
                      ("Not computed: the labels lack newline or boundary.", *notes))
     rows = tuple((m.model, m.n_pairs, m.b, m.c, m.observed_significant, m.resamples, m.significant_resamples,
-                  m.share, m.majority) for m in result.models)
+                  m.share, m.majority, m.keeps) for m in result.models)
     contrast = contrast_name(result.first, result.second)
-    summary = (f"{result.majority_models} of {len(result.models)} models keep a significant {contrast} "
-               f"reduction (b > c, Holm p < {result.alpha:g}) in a majority of {result.resamples} resamples.")
+    summary = (f"{result.kept_models} of {len(result.models)} models keep their {contrast} reduction: "
+               f"significant on the observed labels (b > c, Holm p < {result.alpha:g}) and in a majority of "
+               f"{result.resamples} resamples.")
     method = (f"The {result.comments} casual comments ({result.clusters} clusters) resampled with "
               f"replacement, each drawn comment bringing all its clusters; numpy PCG64, seed {result.seed}. "
               "Per resample: exact McNemar test per model, Holm across models. Share: resamples in which "
-              "the model's reduction is significant, in percent.")
+              "the model's reduction is significant, in percent. Majority: more than half of the resamples; "
+              "Keeps: significant on the observed labels and in a majority (a model whose observed reduction is "
+              "not significant keeps nothing, however often a resample makes it significant).")
     return Table("resampling", f"Comment-pool resampling of the {contrast} reduction", columns, rows,
                  (summary, method, *notes))
 
@@ -335,17 +344,21 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
 
 def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableSettings,
                      notes: list[str]) -> Table:
-    """Per contrast, the smallest paired difference the design detects (`stats.power`).
+    """Per contrast, the smallest paired difference the design detects (`stats.power`), and beside it what
+    the paper's design (`PAPER_PAIRS` pairs, `PAPER_MODELS` models) would detect at the same discordance.
 
     >>> labels = _example()
     >>> resolution_table(labels, absorption_contrast_rows(labels, DEFAULT_SETTINGS), DEFAULT_SETTINGS, []).rows
-    (('newline vs boundary', 1, 4, 0.75, 0.05, 0.8, nan),)
+    (('newline vs boundary', 1, 4, 0.75, 'observed, pooled', 0.05, 0.8, nan, 0.19324...),)
     """
     columns = (Column("contrast", "Contrast"), Column("models", "Models", "int"),
                Column("n_pairs", "n", "int"), Column("discordance", "Discordance", "float"),
+               Column("discordance_source", "Discordance from"),
                Column("threshold", "Per-test level", "float"), Column("power", "Power", "float"),
-               Column("resolution", "Resolution", "proportion"))
+               Column("resolution", "Resolution", "proportion"),
+               Column("paper_resolution", f"At n = {PAPER_PAIRS}, K = {PAPER_MODELS}", "proportion"))
     out = []
+    source = "given" if settings.discordance is not None else "observed, pooled"
     for first, second in CONTRASTS:
         family = [r.result.table for r in rows if (r.first, r.second) == (first, second) and r.result.table.n]
         if not family:
@@ -354,15 +367,22 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
         psi = (settings.discordance if settings.discordance is not None
                else sum(t.discordant for t in family) / sum(t.n for t in family))
         res = detectable_difference(n, psi, tests=len(family), alpha=settings.alpha, power=settings.power)
-        out.append((contrast_name(first, second), len(family), n, psi, res.threshold, res.power,
-                    res.difference))
-    source = ("the given discordance" if settings.discordance is not None
-              else "the observed discordance (b + c)/n pooled over models")
+        paper = detectable_difference(PAPER_PAIRS, psi, tests=PAPER_MODELS, alpha=settings.alpha,
+                                      power=settings.power)
+        out.append((contrast_name(first, second), len(family), n, psi, source, res.threshold, res.power,
+                    res.difference, paper.difference))
+    used = ("the discordance given with --discordance" if settings.discordance is not None
+            else "the observed discordance (b + c)/n pooled over the models (Σ(b + c)/Σn)")
+    reference = detectable_difference(PAPER_PAIRS, PAPER_DISCORDANCE, tests=PAPER_MODELS, alpha=settings.alpha,
+                                      power=settings.power)
     method = ("Smallest paired difference detectable (percentage points) two-sided at Holm's strictest "
               f"level {settings.alpha:g}/models with {settings.power:.0%} power: (z(1 - level/2) + z(power)) "
-              f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {source}. "
+              f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {used}. "
               "A dash when that exceeds the discordance: a paired difference never does, so none is "
-              "detectable with that power.")
+              f"detectable with that power. The last column is the paper's design ({PAPER_PAIRS} pairs, "
+              f"K = {PAPER_MODELS} models, level {settings.alpha:g}/{PAPER_MODELS}) at the same discordance; at "
+              f"the paper's own discordance {PAPER_DISCORDANCE:g} that design resolves "
+              f"{100 * reference.difference:.1f} points.")
     return Table("resolution", "Resolution of the paired design", columns, tuple(out), (method, *notes))
 
 
@@ -394,12 +414,18 @@ def figure(labels: LabelSet, settings: TableSettings) -> str:
 
 
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
-                 labels_sha256: str | None = None) -> AbsorptionReport:
+                 labels_sha256: str | None = None, evidence=None, exclusions=None) -> AbsorptionReport:
     """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
 
+    `evidence` (a `stats.evidence.Evidence`: the benchmark's comments, and the trace outputs when
+    given) and `exclusions` ((model, request id) -> reason, adjudicated) feed the sensitivity
+    analyses (`stats.sensitivity`); without them the analyses that need them are not computed, and
+    the sensitivity table says so.
+
     >>> report = build_report(_example(), TableSettings(resamples=100))
-    >>> [table.name for table in report.tables]
-    ['rates', 'contrasts', 'sources', 'clusters', 'cluster_extremes', 'resampling', 'resolution']
+    >>> [table.name for table in report.tables]  # doctest: +NORMALIZE_WHITESPACE
+    ['rates', 'contrasts', 'summary', 'sources', 'clusters', 'cluster_extremes', 'resampling', 'resolution',
+     'sensitivity']
     >>> report.provenance["models"], report.provenance["resampling"]["resamples"]
     (['a', 'b'], 100)
     """
@@ -411,14 +437,18 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         resampled = resample.comment_pool_resampling(labels, "newline", "boundary",
                                                      resamples=settings.resamples, seed=settings.seed,
                                                      alpha=settings.alpha)
+    sensitivity, sensitivity_record = absorption_sensitivity(labels, CONTRASTS, settings, notes,
+                                                             evidence=evidence, exclusions=exclusions)
     tables = (
         rates_table(labels, settings, notes),
-        paired_contrasts_table(contrasts, settings, notes),
+        paired_contrasts_table(contrasts, settings, notes, direction=True),
+        summary_table(contrasts, CONTRASTS, settings, notes),
         sources_table(labels, settings, notes),
         clusters_table(labels, counts, notes),
         extremes_table(counts, settings, notes),
         resampling_table(resampled, notes),
         resolution_table(labels, contrasts, settings, notes),
+        sensitivity,
     )
     methods = sorted({r.result.permutation.method for r in contrasts if r.result.table.n})
     provenance = {
@@ -437,8 +467,9 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         "resampling": None if resampled is None else {
             "contrast": contrast_name(resampled.first, resampled.second), "resamples": resampled.resamples,
             "seed": resampled.seed, "generator": "numpy PCG64", "comments": resampled.comments,
-            "majority_models": resampled.majority_models, "models": len(resampled.models)},
+            "kept_models": resampled.kept_models, "models": len(resampled.models)},
         "resolution_discordance": settings.discordance,
+        "sensitivity": sensitivity_record,
     }
     return AbsorptionReport(tables=tables, figure=figure(labels, settings), notes=tuple(notes),
                             provenance=provenance)

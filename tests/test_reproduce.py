@@ -92,3 +92,27 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     assert total >= install_s, done.stdout
     assert "== installing into .venv (first use, or requirements.txt changed): requests==" in done.stdout
     assert int(re.search(r"^   installed \((\d+) s\)$", done.stdout, re.M).group(1)) >= install_s
+
+
+def test_the_tables_read_the_traces_an_unusable_output_changes_only_the_sensitivity_table(repo, released):
+    # An output stopped by the limit is excluded whatever its text, so its labels stay the same; but the
+    # sensitivity analysis counts the witness phrase inside it, so the tables step must read the traces.
+    from stats.evidence import benchmark_comments
+
+    comments, _ = benchmark_comments()
+    traces = repo / "data" / "traces" / released[0].name
+    lines = traces.read_text(encoding="utf-8").splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        row = json.loads(line)
+        witness = comments[row["id"]].witness.lower() if row["condition"] != "clean" else None
+        if row["status"] == "unusable" and witness and witness in (row["output"] or "").lower():
+            row["output"] = "no comment here"
+            lines[index] = json.dumps(row, ensure_ascii=False) + "\n"
+            break
+    else:
+        pytest.fail("no unusable output holding its witness phrase in the released traces")
+    traces.write_text("".join(lines), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert "data/tables/sensitivity.csv:" in done.stdout and "differs" in done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout  # the labels still match

@@ -46,15 +46,16 @@ def test_cli_writes_every_table_and_required_columns(tmp_path, capsys):
     jsonl.write(tmp_path / "labels.jsonl", synthetic_labels(3, 36, comments=6, seed=3))
     assert run_cli(tmp_path / "labels.jsonl", "--out", tmp_path / "out", "--resamples", 200) == 0
     names = {p.name for p in (tmp_path / "out").iterdir()}
-    for stem in ("rates", "contrasts", "sources", "clusters", "cluster_extremes", "resampling", "resolution"):
+    for stem in ("rates", "contrasts", "summary", "sources", "clusters", "cluster_extremes", "resampling",
+                 "resolution", "sensitivity"):
         assert {f"{stem}.csv", f"{stem}.md", f"{stem}.tex"} <= names
     assert {"rates.svg", "notes.md", "provenance.json"} <= names
     header = (tmp_path / "out" / "rates.csv").read_text().splitlines()[0].split(",")
     assert header[:7] == ["model", "condition", "n", "absorbed", "rate", "ci_low", "ci_high"]
     header = (tmp_path / "out" / "contrasts.csv").read_text().splitlines()[0].split(",")
-    assert header[:12] == ["model", "contrast", "n_pairs", "b", "c", "diff", "ci_low", "ci_high", "p_mcnemar",
-                           "p_permutation", "p_holm", "significant"]
-    assert "wrote 24 files" in capsys.readouterr().out
+    assert header[:13] == ["model", "contrast", "n_pairs", "b", "c", "diff", "ci_low", "ci_high", "p_mcnemar",
+                           "p_permutation", "p_holm", "significant", "direction"]
+    assert "wrote 30 files" in capsys.readouterr().out
 
 
 def test_same_labels_give_the_same_bytes_whatever_the_file_split(tmp_path):

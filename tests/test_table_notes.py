@@ -31,7 +31,9 @@ def tables(tmp_path_factory) -> dict[str, Table]:
             for cluster in benchmark.clusters[::50] for condition in ("clean", "newline", "boundary")]
     path = tmp_path_factory.mktemp("traces") / "model-a.jsonl"
     jsonl.write(path, rows)
-    validity = report.build([path]).tables
+    labels = tmp_path_factory.mktemp("labels") / "labels.jsonl"
+    jsonl.write(labels, synthetic_labels(models=2, clusters=12, comments=4))
+    validity = report.build([path], labels=[labels]).tables
     options = Options()
     functional = (functional_table([], set(), {}, {}, Limits(), options, []),
                   clean_contrasts_table("validity_functional_contrasts", "Passing the unit tests", [],
@@ -59,9 +61,9 @@ def test_every_table_is_checked(tables):
     assert set(NAMES) <= set(tables)
 
 
-NAMES = ("rates", "contrasts", "sources", "clusters", "validity_syntax", "validity_syntax_contrasts",
-         "validity_syntax_as_returned", "validity_syntax_as_returned_contrasts", "validity_provenance",
-         "validity_functional", "validity_functional_contrasts")
+NAMES = ("rates", "contrasts", "summary", "sources", "clusters", "sensitivity", "validity_syntax",
+         "validity_syntax_contrasts", "validity_syntax_as_returned", "validity_syntax_as_returned_contrasts",
+         "validity_provenance", "validity_functional", "validity_functional_contrasts", "validity_sensitivity")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -11,6 +11,7 @@ from common import jsonl
 from common.errors import UserError
 from common.files import read_csv
 from common.traces import read_final
+from stats.synthetic import label_row
 from validity.synthetic import trace_row
 
 BENCHMARK = dataset.load()
@@ -178,6 +179,36 @@ def test_max_days_reaches_the_flags(tmp_path):
     (lax,) = read_csv(tmp_path / "lax" / "validity_provenance_flags.csv")
     assert (strict["days_apart"], strict["flagged"]) == ("true", "true")
     assert (lax["days_apart"], lax["flagged"]) == ("false", "false")
+
+
+def test_labels_add_the_contrasts_with_the_flagged_models_left_out(tmp_path, capsys):
+    # model-a's mitigation answered by another served model: flagged; model-b collected alike: kept
+    flagged = [r if r["condition"] != "mitigation" else {**r, "served_model": "served-2"} for r in rows()]
+    jsonl.write(tmp_path / "traces" / "model-a.jsonl", flagged)
+    jsonl.write(tmp_path / "traces" / "model-b.jsonl", [{**r, "model": "model-b"} for r in rows()])
+    labels = []
+    for model in ("model-a", "model-b", "model-c"):  # model-c has labels but no traces
+        for i in range(6):  # the same borderline reduction in each: significant alone, not after Holm
+            labels += [label_row(model, f"humaneval-{i:03d}", "newline", True),
+                       label_row(model, f"humaneval-{i:03d}", "boundary", False)]
+    jsonl.write(tmp_path / "labels.jsonl", labels)
+    assert run_cli(tmp_path / "traces", "--out", tmp_path / "out", "--labels", tmp_path / "labels.jsonl") == 0
+    got = {r["model"]: r for r in read_csv(tmp_path / "out" / "validity_sensitivity.csv")
+           if r["contrast"] == "newline vs boundary"}
+    assert got["model-a"]["n_pairs"] == "" and got["model-a"]["survives"] == ""  # left out
+    assert got["model-a"]["changed_pairs"] == "6"
+    for kept in ("model-b", "model-c"):  # Holm over two models instead of three
+        assert float(got[kept]["reference_p_holm"]) == pytest.approx(3 * 0.03125)
+        assert float(got[kept]["p_holm"]) == pytest.approx(2 * 0.03125)
+    markdown = (tmp_path / "out" / "validity_sensitivity.md").read_text()
+    assert "Left out: model-a (served identifiers differ between conditions)." in markdown
+    assert "No traces for model-c: provenance unknown, kept." in markdown
+    assert "validity: flagged models left out:" in capsys.readouterr().out
+    (flags,) = [r for r in read_csv(tmp_path / "out" / "validity_provenance_flags.csv") if r["model"] == "model-a"]
+    assert (flags["served_differs"], flags["served_missing"], flags["flagged"]) == ("true", "", "true")
+    # without --labels there is no such table
+    run_cli(tmp_path / "traces", "--out", tmp_path / "plain")
+    assert not (tmp_path / "plain" / "validity_sensitivity.csv").exists()
 
 
 # ---------------------------------------------------------------- bad input

@@ -99,3 +99,19 @@ def test_unusable_and_failed_rows_are_counted_and_fingerprints_listed(tmp_path):
 def test_negative_threshold_is_refused():
     with pytest.raises(ValueError):
         provenance.flags([], max_days=-1)
+
+
+def test_a_condition_without_any_served_identifier_is_flagged(tmp_path):
+    rows = [r if r["condition"] != "native" else {**r, "served_model": None} for r in together()]
+    (flags,) = provenance.flags(entries_of(tmp_path, rows))
+    assert flags.served_missing == ("native",) and flags.flagged
+    assert not flags.served_differs  # the other conditions agree with each other
+    assert flags.reasons == ("no served identifier under native",)
+
+
+def test_a_condition_missing_only_some_served_identifiers_or_only_failed_is_not_flagged(tmp_path):
+    rows = together()
+    rows[1] = {**rows[1], "served_model": None}  # one newline row without it: the others name it
+    failed = [trace_row("austen-001", "blank", None, status="failed", served=None)]
+    (flags,) = provenance.flags(entries_of(tmp_path, rows + failed))
+    assert flags.served_missing == () and not flags.flagged

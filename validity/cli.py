@@ -15,9 +15,11 @@ def add_commands(subparsers) -> None:
                     "markers), edit completion against reference edits (chrF), collection provenance\n"
                     "(times, served models, unusable shares, flags) and, with --execute only, a\n"
                     "functional check that runs edited HumanEval functions against their unit tests in\n"
-                    "a sandbox. Writes validity_*.{csv,md,tex} and validity_items.jsonl into DIR.\n"
+                    "a sandbox. With --labels, also the absorption contrasts with the provenance-flagged\n"
+                    "models left out (validity_sensitivity). Writes validity_*.{csv,md,tex} and\n"
+                    "validity_items.jsonl into DIR.\n"
                     "Same traces, same bytes. See docs/VALIDITY.md.",
-        epilog="example:\n  python seam.py validity data/traces --out data/tables\n"
+        epilog="example:\n  python seam.py validity data/traces --out data/tables --labels data/labels\n"
                "  python seam.py validity data/traces/gpt-x.jsonl --out /tmp/v --execute --max-days 14\n\n"
                "--execute runs model output as code. It is isolated (namespaces, read-only file system,\n"
                "no network, resource limits; docs/VALIDITY.md says which protection applies where),\n"
@@ -33,6 +35,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--max-days", type=positive_float, default=7.0, metavar="DAYS",
                         help="flag a model whose conditions' median request times lie more than DAYS apart "
                              "(a number above 0; default 7)")
+    parser.add_argument("--labels", nargs="+", metavar="LABELS", default=None,
+                        help="label files (or directories of them) scored from these traces: also write "
+                             "validity_sensitivity, the absorption contrasts with the flagged models left out")
     parser.set_defaults(func=run_validity)
 
 
@@ -57,7 +62,7 @@ def run_validity(args) -> int:
             print(f"validity: functional check {done}/{total} programs", file=sys.stderr)
 
     result = report.build(args.traces, execute=args.execute, options=Options(max_days=args.max_days),
-                          progress=progress)
+                          progress=progress, labels=args.labels)
     if result.outputs == 0:  # empty tables would silently replace real ones in --out
         raise UserError(f"{', '.join(map(str, args.traces))}: no trace rows; nothing written to {out}")
     written = report.write(result, out)

@@ -10,6 +10,9 @@ share of unusable and failed rows; and it flags a model when
 
 * `served_differs`: two of its conditions were answered by different sets of
   served model identifiers (`served_model`; rows without one are left out), or
+* `served_missing`: a condition was answered (ok or unusable rows) but none of
+  its rows carries a served identifier, so nothing shows which deployment
+  answered it, nor whether it is the one that answered the others, or
 * `days_apart`: the median request times of two of its conditions lie more
   than `max_days` apart. The median, not the first or last request, so that an
   interleaved run that took long, or a few rows asked again later, is not
@@ -51,13 +54,27 @@ class ModelFlags:
     conditions: int
     served: tuple[str, ...]  # every served model identifier seen, sorted
     served_differs: bool
+    served_missing: tuple[str, ...]  # answered conditions none of whose rows names a served identifier
     gap_days: float | None  # largest distance between two conditions' median request times
     gap_between: tuple[str, str] | None
     days_apart: bool
 
     @property
     def flagged(self) -> bool:
-        return self.served_differs or self.days_apart
+        return self.served_differs or bool(self.served_missing) or self.days_apart
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The flags raised, in words (for the notes of the tables that leave flagged models out)."""
+        reasons = []
+        if self.served_differs:
+            reasons.append("served identifiers differ between conditions")
+        if self.served_missing:
+            reasons.append(f"no served identifier under {', '.join(self.served_missing)}")
+        if self.days_apart:
+            reasons.append(f"{self.gap_between[0]} and {self.gap_between[1]} collected {self.gap_days:.1f} days "
+                           "apart")
+        return tuple(reasons)
 
 
 def _counted(values) -> tuple[tuple[str, int], ...]:
@@ -96,7 +113,7 @@ def by_condition(outputs: list[TraceRow]) -> list[ConditionProvenance]:
 
 
 def flags(entries: list[ConditionProvenance], max_days: float = DEFAULT_MAX_DAYS) -> list[ModelFlags]:
-    """The two flags of the module docstring, per model."""
+    """The flags of the module docstring, per model."""
     if max_days < 0:
         raise ValueError(f"max_days must be non-negative, got {max_days}")
     models: dict[str, list[ConditionProvenance]] = {}
@@ -115,6 +132,8 @@ def flags(entries: list[ConditionProvenance], max_days: float = DEFAULT_MAX_DAYS
         result.append(ModelFlags(
             model=model, conditions=len(items),
             served=tuple(sorted(set().union(*served_sets))) if served_sets else (),
-            served_differs=len(set(served_sets)) > 1, gap_days=gap, gap_between=between,
+            served_differs=len(set(served_sets)) > 1,
+            served_missing=tuple(e.condition for e in items if e.ok + e.unusable and not e.served),
+            gap_days=gap, gap_between=between,
             days_apart=gap is not None and gap > max_days))
     return result

@@ -17,10 +17,12 @@ from benchmark import dataset
 from common import jsonl
 from common.files import write_files
 from common.records import Cluster
+from stats.labels import load_labels
 from stats.render import Table, to_csv, to_latex, to_markdown
 from validity import functional, provenance
 from validity.inputs import read_outputs
 from validity.sandbox import DEFAULT_LIMITS, Limits
+from validity.sensitivity import provenance_sensitivity_table
 from validity.tables import (
     Checked,
     Options,
@@ -54,7 +56,9 @@ class ValidityReport:
 
 
 def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, limits: Limits = DEFAULT_LIMITS,
-          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None) -> ValidityReport:
+          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None, labels=None) -> ValidityReport:
+    """The validity tables of the traces in `paths`; with `labels` (label files or directories) also the
+    sensitivity of the absorption contrasts to the provenance-flagged models (`validity.sensitivity`)."""
     benchmark = dataset.load(data_dir)
     clusters = benchmark.by_name
     outputs = read_outputs(paths, benchmark)
@@ -63,6 +67,7 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
     models = tuple(sorted({o.model for o in outputs}))
     code_sources = tuple(sorted({c.source for c in benchmark.clusters if c.genre == "code"}))
     entries = provenance.by_condition(outputs)
+    model_flags = provenance.flags(entries, options.max_days)
     tables = [
         syntax_table(checked, code_sources, options, notes),
         clean_contrasts_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
@@ -75,8 +80,10 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
                               "the reply as returned does not parse", options, notes),
         similarity_table(checked, clusters, options, notes),
         provenance_table(entries, len(clusters), notes),
-        flags_table(provenance.flags(entries, options.max_days), options, notes),
+        flags_table(model_flags, options, notes),
     ]
+    if labels is not None:
+        tables.append(provenance_sensitivity_table(load_labels(labels)[0], model_flags, options))
     functional_items = None
     if execute:
         tested = {c.cluster for c in benchmark.clusters if c.tests}

@@ -37,6 +37,12 @@ def summary_lines(tables: Path) -> list[str]:
         flagged = [r["model"] for r in rows if r["flagged"] == "true"]
         lines.append(f"validity: provenance flags: {len(flagged)} of {len(rows)} models"
                      + (f" ({', '.join(flagged)})" if flagged else ""))
+    sensitivity = tables / "validity_sensitivity.csv"
+    if sensitivity.exists():
+        rows = [r for r in read_csv(sensitivity) if r["survives"]]
+        kept = sum(r["survives"] == "true" for r in rows)
+        lines.append(f"validity: flagged models left out: {kept} of {len(rows)} contrast rows keep their direction "
+                     "and significance")
     return lines
 
 

@@ -394,15 +394,17 @@ def provenance_table(entries: list[provenance.ConditionProvenance], expected: in
 def flags_table(flags: list[provenance.ModelFlags], options: Options, notes: list[str]) -> Table:
     columns = (Column("model", "Model"), Column("conditions", "Conditions", "int"),
                Column("served_models", "Served models"), Column("served_differs", "Served differs", "flag"),
+               Column("served_missing", "No served identifier"),
                Column("gap_days", "Largest gap (days)", "float"), Column("gap_between", "Between"),
                Column("days_apart", "Days apart", "flag"), Column("flagged", "Flagged", "flag"))
     rows = tuple((f.model, f.conditions, "; ".join(f.served), f.served_differs,
-                  f.gap_days,
+                  "; ".join(f.served_missing) or None, f.gap_days,
                   " / ".join(f.gap_between) if f.gap_between else None, f.days_apart, f.flagged) for f in flags)
     method = ("Served differs: two conditions of the model were answered by different sets of served model "
-              "identifiers. Largest gap: the largest distance between the median request times of two "
-              f"conditions (Between: which two); days apart: that gap exceeds {options.max_days:g} days. "
-              "Flagged: either flag; a flagged model's contrasts may reflect a change of deployment rather than "
-              "of condition.")
+              "identifiers. No served identifier: conditions that were answered but none of whose rows names the "
+              "served model, so nothing shows which deployment answered them. Largest gap: the largest distance "
+              f"between the median request times of two conditions (Between: which two); days apart: that gap "
+              f"exceeds {options.max_days:g} days. Flagged: any of the three; a flagged model's contrasts may "
+              "reflect a change of deployment rather than of condition.")
     return Table("validity_provenance_flags", "Collection provenance flags per model", columns, rows,
                  (method, *notes))

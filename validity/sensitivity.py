@@ -1,0 +1,40 @@
+"""Sensitivity analysis (e): every absorption contrast with the provenance-flagged models left out.
+
+The other sensitivity analyses of the absorption contrasts are computed by
+`seam.py tables` (`stats.sensitivity`, `sensitivity.csv`): they need only the
+labels, the benchmark and the trace outputs. This one also needs the collection
+provenance flags, which are this stage's finding (`validity.provenance`: served
+identifiers that differ between conditions or are missing, conditions collected
+far apart), and the statistics stage must not import the validity stage. So it is
+built here, from the labels given with `seam.py validity --labels`, by the same
+machinery (`stats.sensitivity.models_left_out`, `sensitivity_rows`,
+`sensitivity_table`), and written in the same columns as `validity_sensitivity`.
+"""
+
+from __future__ import annotations
+
+from stats.labels import LabelSet
+from stats.render import Table
+from stats.sensitivity import models_left_out, sensitivity_rows, sensitivity_table
+from stats.tables import CONTRASTS, data_notes
+from validity.provenance import ModelFlags
+from validity.tables import Options
+
+
+def provenance_sensitivity_table(labels: LabelSet, flags: list[ModelFlags], options: Options) -> Table:
+    """Each absorption contrast per model: the reference (all models, as `contrasts.csv`) next to the same
+    contrast with every flagged model left out and Holm recomputed over the others.
+
+    A model with labels but no traces has no provenance to judge: it is kept, and a note says so.
+    """
+    known = {f.model for f in flags}
+    left_out = {f.model: "; ".join(f.reasons) for f in flags if f.flagged and f.model in labels.models}
+    alternative = models_left_out(labels, left_out)
+    notes = [alternative.note]
+    unknown = [m for m in labels.models if m not in known]
+    if unknown:
+        notes.append(f"No traces for {', '.join(unknown)}: provenance unknown, kept.")
+    notes += data_notes(labels)
+    rows = sensitivity_rows(labels, [alternative], CONTRASTS, options.stats)
+    return sensitivity_table(rows, options.stats, notes, name="validity_sensitivity",
+                             title="Sensitivity of each contrast to models with provenance flags")
