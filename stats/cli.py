@@ -15,8 +15,8 @@ def add_commands(subparsers) -> None:
     >>> parser = argparse.ArgumentParser(prog="seam.py")
     >>> add_commands(parser.add_subparsers())
     >>> args = parser.parse_args(["tables", "data/labels", "--out", "out", "--seed", "0"])
-    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance
-    (['data/labels'], 0, None, 10, 0.8, None)
+    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance, args.exclusions
+    (['data/labels'], 0, None, 10, 0.8, None, None)
     """
     parser = subparsers.add_parser(
         "tables",
@@ -42,6 +42,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--discordance", type=fraction, default=None,
                         help="discordance rate for the resolution table (default: the observed one)")
     parser.add_argument("--power", type=probability, default=0.8, help="power for the resolution (default 0.8)")
+    parser.add_argument("--exclusions", default=None, metavar="FILE",
+                        help="adjudicated false positives (JSON Lines: id, model, reason; docs/FORMATS.md), "
+                             "counted as not absorbed; every table says so")
     parser.set_defaults(func=run_tables)
 
 
@@ -78,7 +81,12 @@ def run_tables(args) -> int:
     resamples = resample.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     settings = TableSettings(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
                              power=args.power)
-    report = build_report(labels, settings, labels_sha256=digest)
+    exclusions = None
+    if args.exclusions is not None:
+        from stats.exclusions import load_exclusions
+
+        exclusions = load_exclusions(args.exclusions)
+    report = build_report(labels, settings, labels_sha256=digest, exclusions=exclusions)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")
@@ -96,6 +104,9 @@ def run_tables(args) -> int:
     written = list(texts)
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
+    if exclusions is not None:
+        print(f"exclusions: {len(exclusions.rows)} adjudicated false positives from {args.exclusions} counted as "
+              "not absorbed (every table's notes say so)")
     for line in summary_lines(out):
         print(line)
     return 0

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
+from stats.exclusions import Exclusions
 from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
@@ -394,8 +395,11 @@ def figure(labels: LabelSet, settings: TableSettings) -> str:
 
 
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
-                 labels_sha256: str | None = None) -> AbsorptionReport:
+                 labels_sha256: str | None = None, exclusions: Exclusions | None = None) -> AbsorptionReport:
     """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
+
+    `exclusions` (adjudicated false positives, `stats.exclusions`) are counted as not absorbed; every
+    table's notes and provenance.json then say so. Without them nothing differs.
 
     >>> report = build_report(_example(), TableSettings(resamples=100))
     >>> [table.name for table in report.tables]
@@ -403,7 +407,11 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     >>> report.provenance["models"], report.provenance["resampling"]["resamples"]
     (['a', 'b'], 100)
     """
+    if exclusions is not None:
+        labels = exclusions.apply(labels)
     notes = data_notes(labels)
+    if exclusions is not None:
+        notes.append(exclusions.note())
     contrasts = absorption_contrast_rows(labels, settings)
     counts = cluster_counts(labels)
     resampled = None
@@ -440,5 +448,7 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
             "majority_models": resampled.majority_models, "models": len(resampled.models)},
         "resolution_discordance": settings.discordance,
     }
+    if exclusions is not None:
+        provenance["exclusions"] = exclusions.provenance()
     return AbsorptionReport(tables=tables, figure=figure(labels, settings), notes=tuple(notes),
                             provenance=provenance)
