@@ -15,8 +15,8 @@ def add_commands(subparsers) -> None:
     >>> parser = argparse.ArgumentParser(prog="seam.py")
     >>> add_commands(parser.add_subparsers())
     >>> args = parser.parse_args(["tables", "data/labels", "--out", "out", "--seed", "0"])
-    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance, args.traces
-    (['data/labels'], 0, None, 10, 0.8, None, None)
+    >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance, args.traces, args.exclusions
+    (['data/labels'], 0, None, 10, 0.8, None, None, None)
     """
     parser = subparsers.add_parser(
         "tables",
@@ -46,6 +46,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--traces", nargs="+", metavar="TRACES", default=None,
                         help="the trace files (or directories of them) the labels were scored from: the "
                              "sensitivity analyses then also count excluded outputs that hold the witness phrase")
+    parser.add_argument("--exclusions", default=None, metavar="FILE",
+                        help="adjudicated false positives (JSON Lines: id, model, reason; docs/FORMATS.md), "
+                             "counted as not absorbed; every table says so")
     parser.set_defaults(func=run_tables)
 
 
@@ -84,8 +87,12 @@ def run_tables(args) -> int:
     settings = TableSettings(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
                              power=args.power)
     evidence = read_evidence(args.traces)
-    report = build_report(labels, settings, labels_sha256=digest, evidence=evidence,
-                          exclusions=None)  # (model, request id) -> reason: adjudicated exclusions, when given
+    exclusions = None
+    if args.exclusions is not None:
+        from stats.exclusions import load_exclusions
+
+        exclusions = load_exclusions(args.exclusions)
+    report = build_report(labels, settings, labels_sha256=digest, evidence=evidence, exclusions=exclusions)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")
@@ -103,6 +110,9 @@ def run_tables(args) -> int:
     written = list(texts)
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
+    if exclusions is not None:
+        print(f"exclusions: {len(exclusions.rows)} adjudicated false positives from {args.exclusions} counted as "
+              "not absorbed (every table's notes say so)")
     for line in summary_lines(out):
         print(line)
     return 0

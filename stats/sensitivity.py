@@ -28,7 +28,7 @@ The alternatives (the paper's Appendices F and H):
     not applied (the labels keep no clean text); the benchmark's collision rule
     keeps the witness and content words out of each cluster's instruction and
     artifact, so a clean output holds them only by chance.
-(d) `exclusions_applied`: adjudicated false positives (model, id) are excluded.
+(d) `exclusions_applied`: adjudicated false positives counted as not absorbed (as `--exclusions` does).
 (e) `flagged_models_left_out`: models with collection-provenance flags are left
     out, and Holm is recomputed over the rest. The flags are the validity stage's
     (it reads the traces' served identifiers and request times), so the validity
@@ -284,24 +284,19 @@ def outside_edit_absorbed(labels: LabelSet, found: frozenset[tuple[str, str, str
 # ---------------------------------------------------------------- (d), (e)
 
 
-def exclusions_applied(labels: LabelSet, exclusions: Mapping[tuple[str, str], str]) -> Alternative:
-    """(d): the adjudicated exclusions, (model, request id) -> reason, applied: those pairs are excluded.
+def exclusions_applied(labels: LabelSet, exclusions) -> Alternative:
+    """(d): the adjudicated false positives (a `stats.exclusions.Exclusions`) counted as not absorbed, as the
+    main tables count them with `--exclusions`: the pairs stay, their outcome turns negative.
 
-    >>> alternative = exclusions_applied(_example(), {("a", "humaneval-000/newline"): "false positive"})
-    >>> alternative.outcomes[("a", "newline")]["humaneval-000"], alternative.note[:40]
-    (None, '(d) 1 adjudicated exclusions given: 1 na')
+    >>> from stats.exclusions import Exclusion, Exclusions
+    >>> found = Exclusions("fp.jsonl", "0" * 64, (Exclusion("humaneval-000/newline", "a", "a note", "fp:1"),))
+    >>> alternative = exclusions_applied(_example(), found)
+    >>> alternative.outcomes[("a", "newline")]["humaneval-000"], alternative.note
+    (False, '(d) 1 adjudicated false positives counted as not absorbed, the pairs kept.')
     """
-    outcomes = _copy(labels.outcomes)
-    applied = 0
-    for model, rid in sorted(exclusions):
-        cluster, _, condition = rid.rpartition("/")
-        values = outcomes.get((model, condition), {})
-        if values.get(cluster) is not None:
-            values[cluster] = None
-            applied += 1
-    note = (f"(d) {len(exclusions)} adjudicated exclusions given: {applied} name a usable label and exclude it"
-            + ("; the others name no usable label." if applied < len(exclusions) else "."))
-    return Alternative("exclusions_applied", outcomes, labels.models, note)
+    outcomes = exclusions.apply(labels).outcomes
+    note = f"(d) {len(exclusions.rows)} adjudicated false positives counted as not absorbed, the pairs kept."
+    return Alternative("exclusions_applied", _copy(outcomes), labels.models, note)
 
 
 def models_left_out(labels: LabelSet, left_out: Mapping[str, str]) -> Alternative:
@@ -352,7 +347,9 @@ def survival_text(row: SensitivityRow) -> str | None:
     """"yes", or "no" with what did not survive; None where there is nothing to compare.
 
     >>> labels = _example()
-    >>> (row,) = sensitivity_rows(labels, [exclusions_applied(labels, {})], [("newline", "boundary")],
+    >>> from stats.exclusions import Exclusions
+    >>> none = Exclusions("none.jsonl", "0" * 64, ())
+    >>> (row,) = sensitivity_rows(labels, [exclusions_applied(labels, none)], [("newline", "boundary")],
     ...                           TableSettings())[:1]
     >>> survival_text(row)
     'yes'
@@ -383,8 +380,10 @@ def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes
     alternatives. `notes` are shown below it (what each alternative changed, what was not computed).
 
     >>> labels = _example()
-    >>> table = sensitivity_table(sensitivity_rows(labels, [exclusions_applied(labels, {})], [("newline", "boundary")],
-    ...                                            TableSettings()), TableSettings(), [])
+    >>> from stats.exclusions import Exclusions
+    >>> none = Exclusions("none.jsonl", "0" * 64, ())
+    >>> rows = sensitivity_rows(labels, [exclusions_applied(labels, none)], [("newline", "boundary")], TableSettings())
+    >>> table = sensitivity_table(rows, TableSettings(), [])
     >>> [column.key for column in table.columns][:5]
     ['model', 'contrast', 'analysis', 'changed_pairs', 'reference_n_pairs']
     >>> table.rows[0][:4]
@@ -452,12 +451,12 @@ def _shown(contrast: str, model: str, analysis: str, changed: int | None, row: C
 
 
 def absorption_sensitivity(labels: LabelSet, contrasts, settings: TableSettings, notes, *, evidence=None,
-                           exclusions: Mapping[tuple[str, str], str] | None = None) -> tuple[Table, dict]:
+                           exclusions=None) -> tuple[Table, dict]:
     """`sensitivity.csv` of `seam.py tables`: alternatives (a)-(d), each computed when its inputs are there
     (a note says which were not and why), and a record of what was computed for provenance.json.
 
     `evidence` is a `stats.evidence.Evidence` (the benchmark's comments; the trace outputs when
-    given); `exclusions`, (model, request id) -> reason, the adjudicated exclusions when given.
+    given); `exclusions`, a `stats.exclusions.Exclusions`, the adjudicated false positives when given.
 
     >>> from common.records import Comment
     >>> from stats.evidence import Evidence

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
+from stats.exclusions import Exclusions
 from stats.headline import summary_table
 from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
@@ -414,13 +415,16 @@ def figure(labels: LabelSet, settings: TableSettings) -> str:
 
 
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
-                 labels_sha256: str | None = None, evidence=None, exclusions=None) -> AbsorptionReport:
+                 labels_sha256: str | None = None, evidence=None,
+                 exclusions: Exclusions | None = None) -> AbsorptionReport:
     """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
 
-    `evidence` (a `stats.evidence.Evidence`: the benchmark's comments, and the trace outputs when
-    given) and `exclusions` ((model, request id) -> reason, adjudicated) feed the sensitivity
-    analyses (`stats.sensitivity`); without them the analyses that need them are not computed, and
-    the sensitivity table says so.
+    `exclusions` (adjudicated false positives, `stats.exclusions`) are counted as not absorbed in every
+    table, whose notes and provenance.json then say so; without them nothing differs. `evidence` (a
+    `stats.evidence.Evidence`: the benchmark's comments, and the trace outputs when given) feeds the
+    sensitivity analyses (`stats.sensitivity`), whose reference rows are the labels as scored and whose
+    row (d) applies the exclusions; analyses whose inputs are missing are not computed, and the
+    sensitivity table says so.
 
     >>> report = build_report(_example(), TableSettings(resamples=100))
     >>> [table.name for table in report.tables]  # doctest: +NORMALIZE_WHITESPACE
@@ -429,7 +433,12 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     >>> report.provenance["models"], report.provenance["resampling"]["resamples"]
     (['a', 'b'], 100)
     """
+    scored = labels
+    if exclusions is not None:
+        labels = exclusions.apply(labels)
     notes = data_notes(labels)
+    if exclusions is not None:
+        notes.append(exclusions.note())
     contrasts = absorption_contrast_rows(labels, settings)
     counts = cluster_counts(labels)
     resampled = None
@@ -437,7 +446,7 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         resampled = resample.comment_pool_resampling(labels, "newline", "boundary",
                                                      resamples=settings.resamples, seed=settings.seed,
                                                      alpha=settings.alpha)
-    sensitivity, sensitivity_record = absorption_sensitivity(labels, CONTRASTS, settings, notes,
+    sensitivity, sensitivity_record = absorption_sensitivity(scored, CONTRASTS, settings, notes,
                                                              evidence=evidence, exclusions=exclusions)
     tables = (
         rates_table(labels, settings, notes),
@@ -471,5 +480,7 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         "resolution_discordance": settings.discordance,
         "sensitivity": sensitivity_record,
     }
+    if exclusions is not None:
+        provenance["exclusions"] = exclusions.provenance()
     return AbsorptionReport(tables=tables, figure=figure(labels, settings), notes=tuple(notes),
                             provenance=provenance)

@@ -132,17 +132,23 @@ def test_absorbed_labels_are_never_rechecked_for_text_cut_around_the_edit():
     assert label_set_of(rows).cut_text == {}
 
 
-def test_exclusions_remove_only_usable_labels_they_name():
+def _exclusions(*ids, model="m"):
+    from stats.exclusions import Exclusion, Exclusions
+
+    return Exclusions("fp.jsonl", "0" * 64, tuple(Exclusion(rid, model, "false positive", f"fp.jsonl:{n}")
+                                                 for n, rid in enumerate(ids, 1)))
+
+
+def test_exclusions_count_the_named_positives_as_not_absorbed_and_keep_the_pairs():
     labels = label_set_of(strong_reduction())
-    alternative = exclusions_applied(labels, {("m", "humaneval-000/newline"): "false positive",
-                                              ("m", "humaneval-999/newline"): "no such label",
-                                              ("other", "humaneval-001/newline"): "another model"})
-    assert alternative.outcomes[("m", "newline")]["humaneval-000"] is None
+    assert labels.outcomes[("m", "newline")]["humaneval-000"] is True
+    alternative = exclusions_applied(labels, _exclusions("humaneval-000/newline"))
+    assert alternative.outcomes[("m", "newline")]["humaneval-000"] is False
     assert alternative.outcomes[("m", "newline")]["humaneval-001"] is True
-    assert "3 adjudicated exclusions given: 1 name a usable label" in alternative.note
+    assert "1 adjudicated false positives counted as not absorbed" in alternative.note
     (row,) = [r for r in sensitivity_rows(labels, [alternative], CONTRASTS, SETTINGS)
               if (r.reference.first, r.reference.second) == ("newline", "boundary")]
-    assert row.changed_pairs == 1 and row.alternative.result.table.n == 11
+    assert row.changed_pairs == 1 and row.alternative.result.table.n == row.reference.result.table.n
 
 
 def test_leaving_a_model_out_recomputes_holm_over_the_others():
@@ -169,11 +175,11 @@ def test_leaving_a_model_out_recomputes_holm_over_the_others():
 
 def test_a_direction_that_flips_does_not_survive():
     labels = label_set_of(strong_reduction(n=3))
-    flip = {("m", f"humaneval-{i:03d}/newline"): "false positive" for i in range(3)}
+    flip = _exclusions(*(f"humaneval-{i:03d}/newline" for i in range(3)))
     rows = sensitivity_rows(labels, [exclusions_applied(labels, flip)], [("newline", "boundary")], SETTINGS)
     (row,) = rows
-    assert row.reference.direction == "reduces" and row.alternative.result.table.n == 0
-    assert row.direction_survives is False  # a conclusion left without pairs has not survived
+    assert row.reference.direction == "reduces" and row.alternative.direction != "reduces"
+    assert row.direction_survives is False
 
 
 def test_report_without_traces_or_exclusions_says_what_was_not_computed():
@@ -186,7 +192,7 @@ def test_report_without_traces_or_exclusions_says_what_was_not_computed():
     assert report.provenance["sensitivity"]["not_computed"] == [
         "excluded_witness_absorbed", "affected_clusters_dropped", "exclusions_applied"]
     with_exclusions = build_report(label_set_of(strong_reduction()), SETTINGS,
-                                   exclusions={("m", "humaneval-000/newline"): "false positive"},
+                                   exclusions=_exclusions("humaneval-000/newline"),
                                    evidence=Evidence())
     table = next(t for t in with_exclusions.tables if t.name == "sensitivity")
     assert {r["analysis"] for r in rows_of(table)} == {"outside_edit_absorbed", "exclusions_applied"}

@@ -1,0 +1,277 @@
+"""`seam.py review serve`: the review page on 127.0.0.1, one case at a time, each answer saved as it is given.
+
+Standard library only (`http.server`). The server reads the review file (moving
+a torn last line aside), checks that the traces and requests it names are the
+very files the sample was drawn from (SHA-256), and then never reads a label:
+the kit's verdicts are not in its memory, so no request can reveal them.
+
+Every answer is appended to the review file (`store.append`: one write, fsync)
+before the browser is told it was saved; a later answer to the same case
+supersedes the earlier one, which stays in the file. Reopening the file
+continues at the first unanswered case. One reviewer per file: a second name is
+refused. Requests whose Host header is not this server's own address (as a
+DNS-rebinding page would send) are refused, and so are POSTs from another origin.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from common.errors import UserError
+from review import inputs, page, store
+from review.inputs import Asked
+from review.records import ABSORPTION_KINDS, NOTE_LIMIT, VERDICTS, Answer, Case, check_reviewer
+
+HOST = "127.0.0.1"
+MAX_BODY = 64 * 1024
+
+
+@dataclass
+class ReviewSession:
+    """The state the page is served from: the cases, what they show, and the answers in force."""
+
+    path: Path
+    reviewer: str
+    cases: tuple[Case, ...]
+    asked: dict[str, Asked]
+    outputs: dict[tuple[str, str], str]  # (model, request id) -> output, for the cases and their clean requests
+    latest: dict[int, Answer]
+    show_condition: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    moved_aside: Path | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.cases)
+
+    def first_unanswered(self, after: int = 0) -> int | None:
+        numbers = [case.case for case in self.cases]
+        for number in numbers[after:] + numbers[:after]:
+            if number not in self.latest:
+                return number
+        return None
+
+    def view(self, number: int, saved: int | None = None, error: str | None = None) -> page.CaseView:
+        case = self.cases[number - 1]
+        asked = self.asked[case.id]
+        return page.CaseView(
+            number=number, total=self.total, answered=len(self.latest), reviewer=self.reviewer,
+            instruction=asked.instruction, artifact=asked.artifact, comment=asked.comment or "",
+            clean_output=self.outputs[case.model, f"{case.cluster}/clean"], output=self.outputs[case.model, case.id],
+            condition=case.condition if self.show_condition else None,
+            request_id=case.id if self.show_condition else None,
+            previous=self.latest.get(number), saved=saved, error=error)
+
+    def answer(self, number: int, verdict: str, absorption_kind: str | None, note: str) -> Answer:
+        """Save one answer durably, then take it into the state."""
+        case = self.cases[number - 1]
+        moment = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        answer = Answer(kind="answer", case=number, id=case.id, model=case.model, reviewer=self.reviewer,
+                        verdict=verdict, absorption_kind=absorption_kind, note=note, answered_at=moment)
+        with self.lock:
+            store.append(self.path, answer)
+            self.latest[number] = answer
+        return answer
+
+
+def open_session(path: str | Path, reviewer: str | None, *, show_condition: bool = False) -> ReviewSession:
+    """Read the review file and what its cases show; refuse a second reviewer or changed inputs."""
+    path = Path(path)
+    review = store.read(path, allow_torn=True)
+    moved = store.move_torn_tail(review)
+    if moved is not None:
+        review = store.read(path)
+    if reviewer is None:
+        reviewer = review.reviewer
+        if reviewer is None:
+            raise UserError(f"{path}: no answers yet; say who reviews with --reviewer NAME")
+    check_reviewer(reviewer)
+    if review.reviewer is not None and review.reviewer != reviewer:
+        raise UserError(f"{path}: holds the answers of reviewer {review.reviewer!r}; a review file holds one "
+                        f"reviewer's answers, so {reviewer!r} needs their own copy (docs/REVIEW.md, 'A second "
+                        "reviewer')")
+    header = review.header
+    inputs.check_unchanged(header.traces, "trace")
+    if header.requests is not None:
+        inputs.check_unchanged((header.requests,), "requests")
+    traces, _ = inputs.load_traces([ref.path for ref in header.traces])
+    asked, benchmark_sha256 = inputs.load_asked(Path(header.requests.path) if header.requests else None)
+    if benchmark_sha256 != header.benchmark_sha256:
+        raise UserError(f"the benchmark is {benchmark_sha256[:12]}…, but the review was drawn from "
+                        f"{header.benchmark_sha256[:12]}…")
+    outputs = {}
+    for case in review.cases:
+        for rid in (case.id, f"{case.cluster}/clean"):
+            row = traces.get(case.model, {}).get(rid)
+            if row is None or row.output is None:
+                raise UserError(f"{path}: case {case.case}: the traces have no output for {case.model} {rid}")
+            outputs[case.model, rid] = row.output
+        if case.id not in asked:
+            raise UserError(f"{path}: case {case.case}: {case.id} is not in the benchmark")
+    return ReviewSession(path, reviewer, review.cases, asked, outputs, review.latest(), show_condition,
+                         moved_aside=moved)
+
+
+class _Refused(Exception):
+    def __init__(self, status: HTTPStatus, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def parse_answer(body: bytes) -> tuple[str, str | None, str]:
+    """(verdict, absorption kind or None, note) from a form body; anything else is refused.
+
+    >>> parse_answer(b"verdict=absorbed&absorption_kind=verbatim&note=a+b%0D%0Ac")
+    ('absorbed', 'verbatim', 'a b\\nc')
+    >>> parse_answer(b"verdict=unsure&absorption_kind=&note=")
+    ('unsure', None, '')
+    """
+    try:
+        text = body.decode("utf-8")
+        form = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text), errors="strict",
+                        max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        raise _Refused(HTTPStatus.BAD_REQUEST, "The form could not be read (expected UTF-8 form data).") from None
+    unknown = sorted(set(form) - {"verdict", "absorption_kind", "note"})
+    if unknown or any(len(values) > 1 for values in form.values()):
+        raise _Refused(HTTPStatus.BAD_REQUEST, "The form has unknown or repeated fields.")
+    verdict = form.get("verdict", [""])[0]
+    if verdict not in VERDICTS:
+        raise _Refused(HTTPStatus.BAD_REQUEST, "Choose absorbed, not absorbed or unsure (keys a, n, u) first. "
+                                               "Nothing was saved.")
+    kind = form.get("absorption_kind", [""])[0] or None
+    if kind is not None and kind not in ABSORPTION_KINDS:
+        raise _Refused(HTTPStatus.BAD_REQUEST, f"Unknown kind {kind!r}. Nothing was saved.")
+    note = form.get("note", [""])[0].replace("\r\n", "\n").replace("\r", "\n")
+    if len(note) > NOTE_LIMIT:
+        raise _Refused(HTTPStatus.BAD_REQUEST, f"The note is longer than {NOTE_LIMIT:,} characters. Nothing was "
+                                               "saved.")
+    return verdict, kind, note
+
+
+class ReviewHandler(BaseHTTPRequestHandler):
+    server: ReviewHTTPServer
+    server_version = "seam-review"
+    sys_version = ""
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name): quiet; the terminal shows progress
+        pass
+
+    # ------------------------------------------------------------ dispatch
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        self._dispatch(self._get)
+
+    def do_POST(self):  # noqa: N802
+        self._dispatch(self._post)
+
+    def _dispatch(self, handler) -> None:
+        try:
+            self._check_host()
+            handler()
+        except _Refused as refused:
+            self._send(refused.status, page.message_page("seam review", refused.text))
+        except UserError as exc:  # the answer could not be written (a full disk): say so, loudly
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, page.message_page("seam review: NOT saved", str(exc)))
+
+    def _check_host(self) -> None:
+        allowed = self.server.allowed_hosts
+        if self.headers.get("Host", "") not in allowed:
+            raise _Refused(HTTPStatus.FORBIDDEN, "This server answers only requests addressed to "
+                                                 f"http://{HOST}:{self.server.server_port}/.")
+        origin = self.headers.get("Origin")
+        if self.command == "POST" and origin is not None and origin not in {f"http://{h}" for h in allowed}:
+            raise _Refused(HTTPStatus.FORBIDDEN, "Answers are accepted only from the review page itself.")
+
+    # ------------------------------------------------------------ routes
+
+    def _get(self) -> None:
+        session = self.server.session
+        parts = urlsplit(self.path)
+        saved = _number(parse_qs(parts.query).get("saved", [""])[0])
+        if parts.path == "/":
+            first = session.first_unanswered()
+            self._redirect("/done" if first is None else f"/case/{first}")
+        elif parts.path == "/done":
+            self._send(HTTPStatus.OK, page.done_page(session.total, session.reviewer, saved))
+        else:
+            number = self._case_number(parts.path)
+            self._send(HTTPStatus.OK, page.case_page(session.view(number, saved=saved)))
+
+    def _post(self) -> None:
+        session = self.server.session
+        number = self._case_number(urlsplit(self.path).path)
+        if self.headers.get_content_type() != "application/x-www-form-urlencoded":
+            raise _Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Expected a form (application/x-www-form-urlencoded).")
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            raise _Refused(HTTPStatus.LENGTH_REQUIRED, "The request has no Content-Length.") from None
+        if not 0 <= length <= MAX_BODY:
+            raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The answer is too large.")
+        try:
+            verdict, kind, note = parse_answer(self.rfile.read(length))
+        except _Refused as refused:
+            self._send(refused.status, page.case_page(session.view(number, error=refused.text)))
+            return
+        session.answer(number, verdict, kind, note)
+        following = session.first_unanswered(after=number)
+        self._redirect(f"/done?saved={number}" if following is None else f"/case/{following}?saved={number}")
+
+    def _case_number(self, path: str) -> int:
+        number = _number(path.removeprefix("/case/")) if path.startswith("/case/") else None
+        if number is None or not 1 <= number <= self.server.session.total:
+            raise _Refused(HTTPStatus.NOT_FOUND, f"No such page: {path}")
+        return number
+
+    # ------------------------------------------------------------ replies
+
+    def _send(self, status: HTTPStatus, text: str) -> None:
+        data = text.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self._safety_headers()
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self._safety_headers()
+        self.end_headers()
+
+    def _safety_headers(self) -> None:
+        self.send_header("Content-Security-Policy", page.CONTENT_SECURITY_POLICY)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-store")
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else None
+
+
+class ReviewHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, session: ReviewSession, port: int) -> None:
+        self.session = session
+        try:
+            super().__init__((HOST, port), ReviewHandler)
+        except OSError as exc:
+            raise UserError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}; choose another --port "
+                            "(0 picks a free one)") from None
+        self.allowed_hosts = frozenset({f"{HOST}:{self.server_port}", f"localhost:{self.server_port}"})
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.server_port}/"
