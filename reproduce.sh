@@ -80,6 +80,14 @@ else
   echo "no released tables in data/tables/: nothing to compare"
 fi
 
+reviews=(data/review/*.review.jsonl)
+for review in ${reviews[@]+"${reviews[@]}"}; do
+  name=$(basename "$review" .review.jsonl)
+  step "3b. regenerate the blinded review's report from $review and data/labels/$name.jsonl and compare with data/review/$name/" \
+    bash -c '"$PY" seam.py review report "$1" --labels "data/labels/$2.jsonl" --out "$3" > /dev/null && "$PY" scripts/compare.py "data/review/$2" "$3"' _ \
+    "$review" "$name" "$work/review-$name"
+done
+
 echo "== 4. summary"
 "$PY" -m stats.summary data/tables
 "$PY" -m validity.summary data/tables

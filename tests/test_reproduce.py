@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "scripts", "data")
+PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "scripts",
+         "data")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,8 @@ def test_an_altered_label_fails_and_names_the_row(repo, released):
     done = reproduce(repo)
     assert done.returncode == 1
     assert f"data/labels/{labels.name}:{index + 1}: differs" in done.stdout
-    assert "reproduce: 1 step(s) FAILED" in done.stdout
+    reviewed = (repo / "data" / "review" / labels.name.replace(".jsonl", ".review.jsonl")).exists()
+    assert f"reproduce: {1 + reviewed} step(s) FAILED" in done.stdout  # a review refuses other labels than its own
 
 
 def test_an_altered_table_fails_and_names_the_file(repo, released):
@@ -71,11 +73,30 @@ def test_an_altered_table_fails_and_names_the_file(repo, released):
     assert f"data/tables/rates.csv:{len(lines)}: differs" in done.stdout
 
 
+def test_an_altered_review_answer_fails_and_names_the_report_file(repo, released):
+    reviews = sorted((repo / "data" / "review").glob("*.review.jsonl"))
+    if not reviews:
+        pytest.skip("no released blinded review")
+    review = reviews[0]
+    lines = review.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if json.loads(line).get("verdict") == "not_absorbed")
+    row = json.loads(lines[index])
+    row["verdict"] = "absorbed"  # the reviewer's answer changes; the released report no longer follows from it
+    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    review.write_text("".join(lines), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    name = review.name.removesuffix(".review.jsonl")
+    differs = rf"data/review/{re.escape(name)}/review_\w+\.(csv|md|json)(:\d+)?: differs"
+    assert re.search(differs, done.stdout), done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout
+
+
 def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     # A .venv whose pip takes install_s seconds to install nothing; any other use of it is this Python.
     install_s = 5
-    for folder in ("traces", "labels", "tables"):  # nothing to rescore: the rest takes a second or two
-        shutil.rmtree(repo / "data" / folder)
+    for folder in ("traces", "labels", "tables", "review"):  # nothing to rescore: the rest takes a second or two
+        shutil.rmtree(repo / "data" / folder, ignore_errors=True)
     shutil.copy2(ROOT / "requirements.txt", repo / "requirements.txt")
     bin_dir = repo / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
