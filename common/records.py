@@ -48,8 +48,9 @@ def shown(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text):,} characters)"
 
 
-def _get(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
-    """row[name] if it is one of `kinds` (a bool is never taken for a number); else a UserError."""
+def field(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
+    """row[name] if it is one of `kinds` (a bool is never taken for a number); else a UserError naming
+    where, the field and what was expected. Public, so that other row formats check fields the same way."""
     if name not in row:
         raise UserError(f"{where}: field {name!r} is missing, expected {expected}")
     value = row[name]
@@ -60,14 +61,14 @@ def _get(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
 
 def _items(row: dict, name: str, kind: type, where: str, expected: str) -> tuple:
     """row[name], a list whose every element is a `kind`, as a tuple."""
-    value = _get(row, name, (list,), where, expected)
+    value = field(row, name, (list,), where, expected)
     if not all(isinstance(item, kind) for item in value):
         raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
     return tuple(value)
 
 
 def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
-    value = _get(row, name, _STR, where, f"one of {', '.join(allowed)}")
+    value = field(row, name, _STR, where, f"one of {', '.join(allowed)}")
     if value not in allowed:
         raise UserError(f"{where}: field {name!r} is {shown(value)}, expected one of {', '.join(allowed)}")
     return value
@@ -75,7 +76,7 @@ def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
 
 def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = False) -> dict[str, str | None]:
     kinds, expected = (_OPT_STR, "a string or null") if optional else (_STR, "a string")
-    found = {name: _get(row, name, kinds, where, expected) for name in names}
+    found = {name: field(row, name, kinds, where, expected) for name in names}
     for name in _NAMES.intersection(found):
         if found[name] == "":
             raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
@@ -92,8 +93,9 @@ def _check_id(row_id: str, cluster: str, condition: str, where: str) -> None:
                         f"{shown(request_id(cluster, condition))}")
 
 
-class _Record:
-    """`to_row`: the dataclass as the JSON object it was read from (nested records included)."""
+class Record:
+    """Base of a frozen dataclass written as one JSON row: `to_row` gives the object it was read from,
+    nested records and tuples of them included. Public, so that other row formats write the same way."""
 
     NESTED: ClassVar[dict[str, type]] = {}
 
@@ -101,16 +103,16 @@ class _Record:
         row = {}
         for item in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, item.name)
-            if isinstance(value, _Record):
+            if isinstance(value, Record):
                 value = value.to_row()
             elif isinstance(value, tuple):
-                value = [v.to_row() if isinstance(v, _Record) else v for v in value]
+                value = [v.to_row() if isinstance(v, Record) else v for v in value]
             row[item.name] = value
         return row
 
 
 @dataclass(frozen=True)
-class Comment(_Record):
+class Comment(Record):
     """A remark that trails a paste: its text, the phrase that betrays it, and its idea in one sentence."""
 
     id: str
@@ -126,7 +128,7 @@ class Comment(_Record):
 
 
 @dataclass(frozen=True)
-class Cluster(_Record):
+class Cluster(Record):
     """One editing example: an instruction, the pasted artifact, and the two comments it is tried with."""
 
     cluster: str
@@ -152,11 +154,11 @@ class Cluster(_Record):
                                 "instruction", "artifact"), where)
         return cls(
             **fields, genre=_one_of(row, "genre", GENRES, where),
-            provenance=_get(row, "provenance", (dict,), where, "an object"),
+            provenance=field(row, "provenance", (dict,), where, "an object"),
             extra_provenance=_items(row, "extra_provenance", dict, where, "a list of objects"),
-            reference=_get(row, "reference", _OPT_STR, where, "a string or null"),
+            reference=field(row, "reference", _OPT_STR, where, "a string or null"),
             transformations=_items(row, "transformations", str, where, "a list of strings"),
-            tests=_get(row, "tests", (dict, type(None)), where, "an object or null"),
+            tests=field(row, "tests", (dict, type(None)), where, "an object or null"),
             comment=Comment.from_row(row.get("comment"), f"{where}: field 'comment'"),
             native=Comment.from_row(row.get("native"), f"{where}: field 'native'"))
 
@@ -168,7 +170,7 @@ class Cluster(_Record):
 
 
 @dataclass(frozen=True)
-class Request(_Record):
+class Request(Record):
     """One cluster under one condition: the exact message, and what the scorer checks the reply for."""
 
     id: str
@@ -199,7 +201,7 @@ class Request(_Record):
 
 
 @dataclass(frozen=True)
-class Attempt(_Record):
+class Attempt(Record):
     """One HTTP attempt of a request: when it started, how long it took, what came back."""
 
     started_at: str  # UTC ISO 8601 with milliseconds, e.g. 2026-01-02T03:04:05.678Z
@@ -214,12 +216,12 @@ class Attempt(_Record):
         if not isinstance(row, dict):
             raise UserError(f"{where}: expected an attempt object (docs/RUNNER.md)")
         number = (int, float, type(None))
-        attempt = cls(started_at=_get(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
-                      latency_s=_get(row, "latency_s", number, where, "a number or null"),
-                      http_status=_get(row, "http_status", (int, type(None)), where, "an integer or null"),
-                      error=_get(row, "error", _OPT_STR, where, "a string or null"),
-                      retry_after=_get(row, "retry_after", _OPT_STR, where, "a string or null"),
-                      retry_wait_s=_get(row, "retry_wait_s", number, where, "a number or null"))
+        attempt = cls(started_at=field(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
+                      latency_s=field(row, "latency_s", number, where, "a number or null"),
+                      http_status=field(row, "http_status", (int, type(None)), where, "an integer or null"),
+                      error=field(row, "error", _OPT_STR, where, "a string or null"),
+                      retry_after=field(row, "retry_after", _OPT_STR, where, "a string or null"),
+                      retry_wait_s=field(row, "retry_wait_s", number, where, "a number or null"))
         attempt.started(where)
         return attempt
 
@@ -240,7 +242,7 @@ class Attempt(_Record):
 
 
 @dataclass(frozen=True)
-class TraceRow(_Record):
+class TraceRow(Record):
     """What one request got back, with every attempt on the way (fields: docs/RUNNER.md, "Trace rows")."""
 
     id: str
@@ -275,11 +277,11 @@ class TraceRow(_Record):
         _check_id(fields["id"], fields["cluster"], condition, where)
         if status == "ok" and optional["output"] is None:
             raise UserError(f"{where}: status ok needs a string 'output'")
-        attempts = _get(row, "attempts", (list,), where, "a list of attempt objects")
+        attempts = field(row, "attempts", (list,), where, "a list of attempt objects")
         return cls(**fields, **optional, condition=condition, status=status,
-                   usage=_get(row, "usage", (object, bool), where, "any JSON value"),
-                   response=_get(row, "response", (dict, type(None)), where, "an object or null"),
-                   request=_get(row, "request", (dict,), where, "an object"),
+                   usage=field(row, "usage", (object, bool), where, "any JSON value"),
+                   response=field(row, "response", (dict, type(None)), where, "an object or null"),
+                   request=field(row, "request", (dict,), where, "an object"),
                    attempts=tuple(Attempt.from_row(a, f"{where}: attempt {i + 1}") for i, a in enumerate(attempts)),
                    previous=_items(row, "previous", dict, where, "a list of earlier rows (objects)"))
 
@@ -291,7 +293,7 @@ class TraceRow(_Record):
 
 
 @dataclass(frozen=True)
-class Label(_Record):
+class Label(Record):
     """The verdict on one treatment request, with its evidence, or the reason it is excluded."""
 
     id: str
@@ -320,14 +322,14 @@ class Label(_Record):
         optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "nli_model_sha256", "extraction",
                                   "cut_before", "cut_after"), where, optional=True)
         _check_id(fields["id"], fields["cluster"], fields["condition"], where)
-        usable = _get(row, "usable", (bool,), where, "true or false")
-        absorbed = _get(row, "absorbed", (bool, type(None)), where, "true, false or null")
+        usable = field(row, "usable", (bool,), where, "true or false")
+        absorbed = field(row, "absorbed", (bool, type(None)), where, "true, false or null")
         if usable == (absorbed is None):
             raise UserError(f"{where}: usable={str(usable).lower()} with absorbed={shown(absorbed)}; a usable row "
                             "is absorbed true or false, an excluded one null")
         tiers = {}
         for name in ("tiers_run", "tiers_not_run"):
-            value = _get(row, name, (list,), where, "a list of tier names")
+            value = field(row, name, (list,), where, "a list of tier names")
             if not all(isinstance(tier, str) for tier in value):
                 raise UserError(f"{where}: field {name!r} must list tier names as strings")
             tiers[name] = tuple(value)

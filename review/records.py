@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.errors import UserError
-from common.records import CONDITIONS, GENRES, TREATMENTS, request_id, shown
+from common.records import CONDITIONS, GENRES, TREATMENTS, Record, field, request_id, shown
 
 REVIEW_VERSION = "1"
 CREATED_BY = "seam.py review sample"
@@ -38,24 +38,15 @@ def kit_verdict(absorbed: bool) -> str:
     return KIT_VERDICTS[0] if absorbed else KIT_VERDICTS[1]
 
 
-def _get(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
-    if name not in row:
-        raise UserError(f"{where}: field {name!r} is missing, expected {expected}")
-    value = row[name]
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
-    return value
-
-
 def _text(row: dict, name: str, where: str, *, empty: bool = False) -> str:
-    value = _get(row, name, (str,), where, "a string" if empty else "a non-empty string")
+    value = field(row, name, (str,), where, "a string" if empty else "a non-empty string")
     if not empty and not value:
         raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
     return value
 
 
 def _count(row: dict, name: str, where: str, minimum: int = 0) -> int:
-    value = _get(row, name, (int,), where, f"a whole number of at least {minimum}")
+    value = field(row, name, (int,), where, f"a whole number of at least {minimum}")
     if value < minimum:
         raise UserError(f"{where}: field {name!r} is {value}, expected a whole number of at least {minimum}")
     return value
@@ -63,7 +54,7 @@ def _count(row: dict, name: str, where: str, minimum: int = 0) -> int:
 
 def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str, *, optional: bool = False) -> str | None:
     expected = "one of " + ", ".join(allowed) + (" or null" if optional else "")
-    value = _get(row, name, (str, type(None)) if optional else (str,), where, expected)
+    value = field(row, name, (str, type(None)) if optional else (str,), where, expected)
     if value is not None and value not in allowed:
         raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
     return value
@@ -76,21 +67,8 @@ def _exact_fields(row: dict, kind: type, where: str) -> None:
         raise UserError(f"{where}: unknown field(s) {', '.join(map(repr, extra))} in a {row.get('kind')} row")
 
 
-class _Row:
-    def to_row(self) -> dict:
-        row = {}
-        for item in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, item.name)
-            if isinstance(value, tuple):
-                value = [v.to_row() if isinstance(v, _Row) else v for v in value]
-            elif isinstance(value, _Row):
-                value = value.to_row()
-            row[item.name] = value
-        return row
-
-
 @dataclass(frozen=True)
-class Stratum(_Row):
+class Stratum(Record):
     """One stratum of the design: a model's usable outputs with one kit verdict, genre and condition."""
 
     model: str
@@ -118,7 +96,7 @@ class Stratum(_Row):
 
 
 @dataclass(frozen=True)
-class FileRef(_Row):
+class FileRef(Record):
     """An input file as it was named on the command line, with the SHA-256 of its bytes (and its model)."""
 
     path: str
@@ -140,7 +118,7 @@ class FileRef(_Row):
 
 
 @dataclass(frozen=True)
-class Header(_Row):
+class Header(Record):
     """The first row: how the cases were drawn, from which files, with which seed."""
 
     kind: str
@@ -163,26 +141,26 @@ class Header(_Row):
         if version != REVIEW_VERSION:
             raise UserError(f"{where}: review_version {shown(version)}, expected {REVIEW_VERSION!r} (made by "
                             "another version of seam)")
-        share = _get(row, "positives_share", (int, float), where, "a number from 0 to 1")
+        share = field(row, "positives_share", (int, float), where, "a number from 0 to 1")
         if not 0 <= share <= 1:
             raise UserError(f"{where}: field 'positives_share' is {share!r}, expected a number from 0 to 1")
-        requests = _get(row, "requests", (dict, type(None)), where, "a file object or null")
+        requests = field(row, "requests", (dict, type(None)), where, "a file object or null")
         return cls(
             kind="header", review_version=version, created_by=_text(row, "created_by", where),
             seed=_count(row, "seed", where), n=_count(row, "n", where, 1), positives_share=share,
             design=_text(row, "design", where),
             strata=tuple(Stratum.from_row(s, f"{where}: stratum {i + 1}")
-                         for i, s in enumerate(_get(row, "strata", (list,), where, "a list of strata"))),
+                         for i, s in enumerate(field(row, "strata", (list,), where, "a list of strata"))),
             labels=tuple(FileRef.from_row(f, f"{where}: labels {i + 1}")
-                         for i, f in enumerate(_get(row, "labels", (list,), where, "a list of files"))),
+                         for i, f in enumerate(field(row, "labels", (list,), where, "a list of files"))),
             traces=tuple(FileRef.from_row(f, f"{where}: traces {i + 1}", with_model=True)
-                         for i, f in enumerate(_get(row, "traces", (list,), where, "a list of files"))),
+                         for i, f in enumerate(field(row, "traces", (list,), where, "a list of files"))),
             requests=None if requests is None else FileRef.from_row(requests, f"{where}: requests"),
             benchmark_sha256=_text(row, "benchmark_sha256", where))
 
 
 @dataclass(frozen=True)
-class Case(_Row):
+class Case(Record):
     """One sampled output, numbered in the order the reviewer sees it (a seeded shuffle, not by stratum)."""
 
     kind: str
@@ -207,7 +185,7 @@ class Case(_Row):
 
 
 @dataclass(frozen=True)
-class Answer(_Row):
+class Answer(Record):
     """One judgement, appended as it is given; a later answer for the same case supersedes it."""
 
     kind: str
