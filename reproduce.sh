@@ -6,7 +6,8 @@
 #
 # Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
 # data/labels/ (the determinism audit); 3 regenerate data/tables/ (from the rescored labels and
-# the traces) and compare; 4 summarise.
+# the traces) and compare; 3b regenerate each blinded review's report (data/review/) and compare;
+# 4 summarise.
 # The entailment tier runs only if the released labels were made with it (and the model is
 # then required); otherwise both sides are lexical-only and the script says so.
 set -euo pipefail
@@ -80,12 +81,19 @@ else
   echo "no released tables in data/tables/: nothing to compare"
 fi
 
+# A review is read against the labels it was drawn from. When the released labels were rescored since
+# (a later scorer_version), data/review/NAME.drawn-labels.jsonl keeps the labels of the draw (the design:
+# strata and weights), and the report measures the released labels on the same review (--rescored).
 reviews=(data/review/*.review.jsonl)
 for review in ${reviews[@]+"${reviews[@]}"}; do
   name=$(basename "$review" .review.jsonl)
+  labels=(--labels "data/labels/$name.jsonl")
+  if [ -f "data/review/$name.drawn-labels.jsonl" ]; then
+    labels=(--labels "data/review/$name.drawn-labels.jsonl" --rescored "data/labels/$name.jsonl")
+  fi
   step "3b. regenerate the blinded review's report from $review and data/labels/$name.jsonl and compare with data/review/$name/" \
-    bash -c '"$PY" seam.py review report "$1" --labels "data/labels/$2.jsonl" --out "$3" > /dev/null && "$PY" scripts/compare.py "data/review/$2" "$3"' _ \
-    "$review" "$name" "$work/review-$name"
+    bash -c '"$PY" seam.py review report "$1" "${@:4}" --out "$3" > /dev/null && "$PY" scripts/compare.py "data/review/$2" "$3"' _ \
+    "$review" "$name" "$work/review-$name" "${labels[@]}"
 done
 
 echo "== 4. summary"

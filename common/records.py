@@ -315,12 +315,17 @@ class Label(Record):
     extraction: str | None
     cut_before: str | None
     cut_after: str | None
+    # Commentary about editing the comment cut from inside the edited text (scorer/commentary.py); None when
+    # excluded, and on rows written before scorer_version 4, which have no such field ("not recorded").
+    cut_commentary: str | None
 
     @classmethod
     def from_row(cls, row: dict, where: str) -> Label:
         fields = _strings(row, ("id", "model", "cluster", "condition", "source", "scorer_version"), where)
         optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "nli_model_sha256", "extraction",
                                   "cut_before", "cut_after"), where, optional=True)
+        commentary = (_strings(row, ("cut_commentary",), where, optional=True) if "cut_commentary" in row
+                      else {"cut_commentary": None})  # labels of scorer_version 3 and before: not recorded
         _check_id(fields["id"], fields["cluster"], fields["condition"], where)
         usable = field(row, "usable", (bool,), where, "true or false")
         absorbed = field(row, "absorbed", (bool, type(None)), where, "true, false or null")
@@ -333,14 +338,15 @@ class Label(Record):
             if not all(isinstance(tier, str) for tier in value):
                 raise UserError(f"{where}: field {name!r} must list tier names as strings")
             tiers[name] = tuple(value)
-        return cls(**fields, **optional, **tiers, genre=_one_of(row, "genre", GENRES, where), usable=usable,
-                   absorbed=absorbed)
+        return cls(**fields, **optional, **commentary, **tiers, genre=_one_of(row, "genre", GENRES, where),
+                   usable=usable, absorbed=absorbed)
 
     @classmethod
     def excluded(cls, *, reason: str, **fields) -> Label:
         """A label for a pair that cannot be judged (the `Score.unscored()` of this kit)."""
         return cls(**fields, usable=False, absorbed=None, tier=None, evidence=None, reason=reason, tiers_run=(),
-                   tiers_not_run=(), extraction=None, cut_before=None, cut_after=None)
+                   tiers_not_run=(), extraction=None, cut_before=None, cut_after=None,
+                   cut_commentary=None)
 
 
 def read(path: str | Path, kind: type) -> Iterator[tuple[str, Any]]:

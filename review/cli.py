@@ -77,14 +77,20 @@ def add_commands(subparsers) -> None:
         "report", help="unblind: precision, weighted recall, agreement and miss rates per condition",
         description="Join the kit's verdicts from the labels the sample was drawn from (checked by SHA-256)\n"
                     "and write review_*.csv and .md and review_provenance.json into DIR. Same files in,\n"
-                    "same bytes out.",
+                    "same bytes out. With --rescored, the verdicts come from other labels of the same\n"
+                    "outputs (a rescore), measured on the same review; the design stays the draw's.",
         epilog="example:\n  python seam.py review report smollm2.review.jsonl "
                "--labels data/labels/smollm2-135m.jsonl --out review-report\n"
-               "  ... --second smollm2.review.bob.jsonl   # adds Cohen's kappa between the two reviewers",
+               "  ... --second smollm2.review.bob.jsonl   # adds Cohen's kappa between the two reviewers\n"
+               "  ... --labels drawn.jsonl --rescored data/labels/smollm2-135m.jsonl   # measure a rescore",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("review", metavar="REVIEW.jsonl", help="the answered review file")
     report.add_argument("--labels", required=True, nargs="+", metavar="LABELS",
                         help="the label file(s) the sample was drawn from")
+    report.add_argument("--rescored", default=None, nargs="+", metavar="LABELS",
+                        help="other labels of the same outputs (e.g. rescored by a later scorer_version): the "
+                             "kit's verdicts, tiers and evidence are taken from them, the strata and weights from "
+                             "--labels; every case must be in them; every table says so")
     report.add_argument("--second", default=None, metavar="OTHER.jsonl",
                         help="a second reviewer's copy of the same sample, for agreement and Cohen's kappa")
     report.add_argument("--out", required=True, metavar="DIR", help="directory for the report files")
@@ -164,7 +170,7 @@ def run_report(args) -> int:
 
     from review.report import build, write
 
-    report = build(args.review, args.labels, args.second)
+    report = build(args.review, args.labels, args.second, args.rescored)
     out = Path(args.out)
     written = write(report, out)
     for line in report.summary:

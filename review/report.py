@@ -1,8 +1,14 @@
 """`seam.py review report`: unblind a review and measure the kit against it.
 
 The kit's verdicts are joined here, and only here, from the labels files whose
-SHA-256 the review's header recorded (other labels are refused). Out come, as
-CSV and Markdown (`stats.render`), with provenance.json:
+SHA-256 the review's header recorded (other labels are refused). With
+`rescored` (`--rescored`), the verdicts, tiers and evidence come from other
+labels of the same outputs instead (a rescore with a later scorer version),
+while the design (strata, populations, weights) stays the one the sample was
+drawn with, read from the recorded labels: each case was drawn with the
+probability of its stratum at the draw, whatever a rescore says about it now;
+every table then says so. Out come, as CSV and Markdown (`stats.render`), with
+provenance.json:
 
     review_confusion       kit verdict x reviewer verdict, counts of the sample
     review_estimates       precision, recall, agreement, kit and true absorption rate, with intervals
@@ -17,6 +23,7 @@ files in, same bytes out: nothing depends on the clock or the machine.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +33,7 @@ from common.errors import UserError
 from common.records import TREATMENTS, Label
 from review import estimate, inputs, store
 from review.estimate import Estimate, Reviewed
-from review.records import KIT_VERDICTS, VERDICTS, Answer, kit_verdict
+from review.records import KIT_VERDICTS, VERDICTS, Answer, FileRef, kit_verdict
 from review.sample import population
 from review.store import ReviewFile
 from stats.rates import NAN, proportion
@@ -38,6 +45,8 @@ UNSURE_NOTE = ("Unsure answers (and cases not answered) are counted in the confu
 WEIGHT_NOTE = ("Weighted: each definite answer stands for population / answered outputs of its stratum (model x "
                "kit verdict x genre x condition), so the estimate describes all usable outputs, not the sample, "
                "which over-represents the kit's negatives by design.")
+STRATA_RESCORED_NOTE = ("Kit verdict in this table: the one of the labels the sample was drawn from, which defines "
+                        "the strata and their weights; the other tables use the rescored verdicts.")
 INTERVAL_NOTE = ("Intervals: 95% Wilson score intervals; for weighted estimates at Kish's effective sample size "
                  "(sum w)^2 / sum w^2 (docs/REVIEW.md says why).")
 
@@ -51,12 +60,17 @@ class ReviewReport:
 
 @dataclass(frozen=True)
 class StratumCounts:
-    """One stratum's population, definite answers and how many of them the reviewer judged absorbed."""
+    """One stratum's population, definite answers and how many of them the reviewer judged absorbed.
 
-    key: tuple[str, str, str, str]  # model, kit verdict, genre, condition
+    `kit_absorbed`: how many of the stratum's outputs the kit calls absorbed, by the labels the verdicts
+    are taken from (the whole stratum or none of it, unless the labels are a rescore).
+    """
+
+    key: tuple[str, str, str, str]  # model, kit verdict at the draw, genre, condition
     population: int
     judged: int
     absorbed: int
+    kit_absorbed: int
 
     @property
     def weight(self) -> float:
@@ -72,8 +86,8 @@ class Judged:
     model: str
     id: str
     condition: str
-    stratum: tuple[str, str, str, str]
-    label: Label
+    stratum: tuple[str, str, str, str]  # the design's: with the kit verdict at the draw
+    label: Label  # the kit's verdict, tier and evidence (the rescore's, when there is one)
     answer: Answer | None
 
     @property
@@ -89,38 +103,110 @@ class Judged:
         return self.reviewer in ("absorbed", "not_absorbed")
 
 
-def unblind(review: ReviewFile, label_paths) -> tuple[list[Judged], list[StratumCounts]]:
-    """Join the kit's verdicts to the cases, checking that the labels are the ones the sample was drawn from."""
+@dataclass(frozen=True)
+class Rescore:
+    """Labels other than those the sample was drawn from, whose verdicts the report uses (`--rescored`)."""
+
+    refs: tuple[FileRef, ...]  # the rescored labels, as given
+    drawn_refs: tuple[FileRef, ...]  # the labels drawn from, as given (--labels; same bytes as the header's)
+    drawn_versions: tuple[str, ...]  # scorer_version of the drawn labels
+    versions: tuple[str, ...]  # scorer_version of these labels
+    changed: tuple[tuple[int, str, str, str, str], ...] = ()  # case, model, id, verdict at the draw, verdict now
+
+    def note(self) -> str:
+        changed = "; ".join(f"case {n} {model} {rid}: {before} -> {now}" for n, model, rid, before, now in self.changed)
+        return (f"Rescored: the kit's verdicts, tiers and evidence come from {_files(self.refs)} (scorer_version "
+                f"{', '.join(self.versions)}), not from the labels the sample was drawn from, "
+                f"{_files(self.drawn_refs)} (scorer_version {', '.join(self.drawn_versions)}); the design (strata, "
+                "populations, weights) is the draw's. "
+                + (f"{len(self.changed)} case(s) changed verdict: {changed}." if self.changed
+                   else "No case changed verdict."))
+
+    def to_row(self) -> dict:
+        return {"labels": [ref.to_row() for ref in self.refs], "scorer_versions": list(self.versions),
+                "drawn_labels": [ref.to_row() for ref in self.drawn_refs],
+                "drawn_scorer_versions": list(self.drawn_versions),
+                "changed": [{"case": n, "model": model, "id": rid, "drawn": before, "rescored": now}
+                            for n, model, rid, before, now in self.changed]}
+
+
+def _files(refs: tuple[FileRef, ...]) -> str:
+    """Each file as "path [SHA-256 …]", separated by commas."""
+    return ", ".join(f"{ref.path} [SHA-256 {ref.sha256}]" for ref in refs)
+
+
+def unblind(review: ReviewFile, label_paths, rescored_paths=None) -> tuple[list[Judged], list[StratumCounts],
+                                                                          Rescore | None]:
+    """Join the kit's verdicts to the cases, checking that the labels are the ones the sample was drawn from.
+
+    With `rescored_paths`, the verdicts come from those labels instead, which must hold every case and the same
+    usable outputs; the strata stay those of the draw.
+    """
     labels, refs = inputs.load_labels(label_paths)
     recorded = sorted(ref.sha256 for ref in review.header.labels)
     if sorted(ref.sha256 for ref in refs) != recorded:
         named = ", ".join(ref.path for ref in review.header.labels)
         raise UserError(f"--labels: these are not the labels the review was drawn from ({named}, SHA-256 "
-                        f"{', '.join(s[:12] + '…' for s in recorded)}); give exactly those files")
+                        f"{', '.join(s[:12] + '…' for s in recorded)}); give exactly those files"
+                        + ("" if rescored_paths else "; to measure other labels of the same outputs, give them "
+                           "with --rescored"))
     strata = population(labels)
     header_strata = {s.key: s for s in review.header.strata}
     if {key: len(units) for key, units in strata.items()} != {k: s.population for k, s in header_strata.items()}:
         raise UserError(f"{review.path}: the header's strata do not match these labels' populations")
+    verdicts, rescore = labels, None
+    if rescored_paths:
+        verdicts, rescore = _rescored(review, labels, refs, rescored_paths)
     latest = review.latest()
     judged = []
     for case in review.cases:
-        label = labels.get((case.model, case.id))
-        if label is None or not label.usable:
+        drawn = labels.get((case.model, case.id))
+        if drawn is None or not drawn.usable:
             raise UserError(f"{review.path}: case {case.case} ({case.model} {case.id}) is not a usable label")
-        unit_key = (case.model, kit_verdict(bool(label.absorbed)), case.genre, case.condition)
-        judged.append(Judged(case.case, case.model, case.id, case.condition, unit_key, label, latest.get(case.case)))
-    drawn = {key: 0 for key in header_strata}
+        unit_key = (case.model, kit_verdict(bool(drawn.absorbed)), case.genre, case.condition)
+        judged.append(Judged(case.case, case.model, case.id, case.condition, unit_key,
+                             verdicts[(case.model, case.id)], latest.get(case.case)))
+    if rescore is not None:
+        changed = tuple((item.number, item.model, item.id, item.stratum[1], item.kit) for item in judged
+                        if item.kit != item.stratum[1])
+        rescore = dataclasses.replace(rescore, changed=tuple(sorted(changed)))
+    drawn_counts = {key: 0 for key in header_strata}
     for item in judged:
-        drawn[item.stratum] = drawn.get(item.stratum, 0) + 1
-    if any(drawn[key] != stratum.drawn for key, stratum in header_strata.items()):
+        drawn_counts[item.stratum] = drawn_counts.get(item.stratum, 0) + 1
+    if any(drawn_counts[key] != stratum.drawn for key, stratum in header_strata.items()):
         raise UserError(f"{review.path}: the cases do not match the header's strata (drawn counts differ)")
     counts = []
     for key in header_strata:
         answers = [item.reviewer for item in judged if item.stratum == key]
         definite = [verdict for verdict in answers if verdict in ("absorbed", "not_absorbed")]
+        kit_absorbed = sum(bool(verdicts[(unit.model, unit.id)].absorbed) for unit in strata.get(key, ()))
         counts.append(StratumCounts(key, header_strata[key].population, len(definite),
-                                    sum(verdict == "absorbed" for verdict in definite)))
-    return judged, counts
+                                    sum(verdict == "absorbed" for verdict in definite), kit_absorbed))
+    return judged, counts, rescore
+
+
+def _rescored(review: ReviewFile, drawn: dict[tuple[str, str], Label], drawn_refs: tuple[FileRef, ...],
+              paths) -> tuple[dict, Rescore]:
+    """The rescored labels, refused unless they describe the same usable outputs and hold every case."""
+    labels, refs = inputs.load_labels(paths)
+    if sorted(ref.sha256 for ref in refs) == sorted(ref.sha256 for ref in review.header.labels):
+        raise UserError("--rescored: these are the labels the review was drawn from; leave --rescored out")
+    missing = [case for case in review.cases if (case.model, case.id) not in labels]
+    if missing:
+        raise UserError(f"--rescored: no label for {len(missing)} case(s) of {review.path} (first: case "
+                        f"{missing[0].case}, {missing[0].model} {missing[0].id}); give labels of the same outputs")
+    was = {key for key, label in drawn.items() if label.usable}
+    now = {key for key, label in labels.items() if label.usable}
+    if was != now:
+        differ = sorted(was ^ now)
+        raise UserError(f"--rescored: {len(differ)} output(s) are usable in one set of labels but not the other "
+                        f"(first: {' '.join(differ[0])}); the review's design describes the usable outputs of the "
+                        "draw, so it cannot measure labels of other outputs")
+    return labels, Rescore(tuple(refs), drawn_refs, _versions(drawn), _versions(labels))
+
+
+def _versions(labels: dict[tuple[str, str], Label]) -> tuple[str, ...]:
+    return tuple(sorted({label.scorer_version for label in labels.values()}))
 
 
 # ---------------------------------------------------------------- tables
@@ -166,7 +252,7 @@ def _kit_rate(counts: list[StratumCounts]) -> float:
     """The kit's own absorption rate over the strata with a definite answer (a census, not an estimate)."""
     covered = [h for h in counts if h.judged]
     total = sum(h.population for h in covered)
-    return sum(h.population for h in covered if h.key[1] == "absorbed") / total if total else NAN
+    return sum(h.kit_absorbed for h in covered) / total if total else NAN
 
 
 def estimates_table(units: list[tuple[Judged, Reviewed]], counts: list[StratumCounts], groups) -> Table:
@@ -194,7 +280,7 @@ def estimates_table(units: list[tuple[Judged, Reviewed]], counts: list[StratumCo
                                              Column("estimate", "Estimate [95% CI]", align="r"),
                                              Column("n", "n", "int"), Column("effective_n", "Effective n", "float"),
                                              Column("method", "Method")), display_rows)
-    negatives = sum(h.population for h in counts if h.key[1] == "not_absorbed" and h.judged)
+    negatives = sum(h.population - h.kit_absorbed for h in counts if h.judged)
     omission = next(r for r in rows if r[1] == "false omission")
     bound = ("" if omission[4] != omission[4] else
              f" The upper end of the false-omission interval (all models) allows up to "
@@ -367,10 +453,13 @@ def _same_sample(first: ReviewFile, second: ReviewFile) -> None:
         raise UserError(f"--second {second.path}: answered by the same reviewer ({first.reviewer!r}) as {first.path}")
 
 
-def build(review_path, label_paths, second_path=None) -> ReviewReport:
-    """Every table of the report, provenance, and the summary lines printed on the terminal."""
+def build(review_path, label_paths, second_path=None, rescored_paths=None) -> ReviewReport:
+    """Every table of the report, provenance, and the summary lines printed on the terminal.
+
+    `rescored_paths`: labels whose verdicts to measure instead of those drawn from (`--rescored`).
+    """
     review = store.read(review_path)
-    judged, counts = unblind(review, label_paths)
+    judged, counts, rescore = unblind(review, label_paths, rescored_paths)
     units = units_of(judged, counts)
     models = sorted({h.key[0] for h in counts})
     groups = [("all", lambda m: True)] + ([(m, lambda x, m=m: x == m) for m in models] if len(models) > 1 else [])
@@ -383,6 +472,11 @@ def build(review_path, label_paths, second_path=None) -> ReviewReport:
         _same_sample(review, second)
         table, agreement = reviewers_table(review, second)
         tables.append(table)
+    if rescore is not None:
+        note = rescore.note()
+        tables = [dataclasses.replace(table, notes=table.notes + (note,)
+                                      + ((STRATA_RESCORED_NOTE,) if table.name == "review_strata" else ()))
+                  for table in tables]
     answered = sum(item.answer is not None for item in judged)
     by_measure = {row[1]: row for row in estimates.rows if row[0] == "all"}
     provenance = {
@@ -398,10 +492,16 @@ def build(review_path, label_paths, second_path=None) -> ReviewReport:
         "second": None if second_path is None else {
             "review_sha256": hashlib.sha256(Path(second_path).read_bytes()).hexdigest(), **agreement},
     }
+    if rescore is not None:  # only then: a report of the labels drawn from keeps its bytes
+        provenance["rescored"] = rescore.to_row()
     summary = [f"review: {len(judged)} cases, {answered} answered by {review.reviewer or 'nobody yet'} "
-               f"({provenance['unsure']} unsure)",
-               *(f"{name}: {_shown(by_measure[name])} % (n = {by_measure[name][5]})"
-                 for name in ("precision", "recall"))]
+               f"({provenance['unsure']} unsure)"]
+    if rescore is not None:
+        summary.append(f"verdicts from rescored labels ({', '.join(ref.path for ref in rescore.refs)}, "
+                       f"scorer_version {', '.join(rescore.versions)}); {len(rescore.changed)} case(s) changed "
+                       "verdict since the draw")
+    summary.extend(f"{name}: {_shown(by_measure[name])} % (n = {by_measure[name][5]})"
+                   for name in ("precision", "recall"))
     if agreement is not None:
         summary.append(tables[-1].notes[0])
     return ReviewReport(tuple(tables), provenance, tuple(summary))

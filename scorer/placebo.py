@@ -6,6 +6,8 @@ model adds anyway), and the real rates are inflated by about that much. So
 each usable treatment output is checked for the comment of another cluster, of
 the same genre and condition, with each tier run on its own (not as a
 cascade), and the positive rate of each tier is reported. It should be zero.
+The tiers read the edited text exactly as scoring would with that comment:
+less the commentary about editing it (scorer/commentary.py).
 
 The donor is fixed: clusters of one genre in sorted order, and each takes the
 comment of the next one (wrapping around) whose comment id differs from its own.
@@ -93,13 +95,13 @@ def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None 
     found, waiting = [], {}
     for index, (pair, donor) in enumerate(checked):
         comment, genre = donor.comment, pair.item.genre
+        edited = pair.kept(comment).text
         found.append({
-            "witness": tiers.witness(pair.edited.text, pair.clean.text, comment.witness, genre),
-            "content": tiers.content(pair.edited.text, pair.clean.text, comment.text, genre),
+            "witness": tiers.witness(edited, pair.clean.text, comment.witness, genre),
+            "content": tiers.content(edited, pair.clean.text, comment.text, genre),
         })
         if "entailment" in tiers.tiers_for(genre) and entailer is not None:
-            waiting[index] = [(p, comment.proposition)
-                              for p in tiers.premises(pair.edited.text, pair.clean.text, genre)]
+            waiting[index] = [(p, comment.proposition) for p in tiers.premises(edited, pair.clean.text, genre)]
     verdicts = entailer.entails(sorted({p for ps in waiting.values() for p in ps})) if waiting else {}
     rows = []
     for index, ((pair, donor), matches) in enumerate(zip(checked, found, strict=True)):

@@ -6,7 +6,9 @@ excluded, with the reason in the label, when either output failed, was judged
 unusable by the runner, or has no edited text; an unusable clean output thus
 excludes all five treatments of its cluster. Usable pairs go down the cascade
 witness -> content -> entailment (prose only), stopping at the first tier that
-fires. Entailment premises of all rows are decided in one batch at the end.
+fires, on the edited text less the commentary about editing the comment that
+stands inside it (scorer/commentary.py). Entailment premises of all rows are
+decided in one batch at the end.
 
 Without the model file the entailment tier is listed in `tiers_not_run`:
 `absorbed` is then what the lexical tiers found, a lower bound, never a
@@ -21,12 +23,14 @@ from common import jsonl
 from common.errors import UserError
 from common.records import TREATMENTS, Comment, Label, TraceRow, request_id
 from scorer import tiers
+from scorer.commentary import Kept, cut_commentary
 from scorer.entailment import Entailer
 from scorer.extract import Extraction, extract
 from scorer.inputs import Item, TraceSet
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
-SCORER_VERSION = "3"
+# 4: commentary about editing the comment is cut from inside the edited text (scorer/commentary.py).
+SCORER_VERSION = "4"
 _ORDER = {condition: index for index, condition in enumerate(TREATMENTS)}  # label rows: condition order
 
 
@@ -43,6 +47,10 @@ class Pair:
     @property
     def usable(self) -> bool:
         return self.reason is None
+
+    def kept(self, comment: Comment) -> Kept:
+        """The edited text the tiers read for `comment`: without the commentary about editing it."""
+        return cut_commentary(self.edited.text, comment, self.item.genre, self.item.artifact)
 
 
 @dataclass
@@ -114,6 +122,7 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
     stats = Stats()
     pairs = pair_up(traces, items)
     decided: list[tuple[tiers.Match | None, list[str], list[str]]] = []
+    kept: dict[int, Kept] = {}  # row index -> the edited text the tiers read, and the commentary cut from it
     waiting: dict[int, list[tuple[str, str]]] = {}  # row index -> its (premise, hypothesis) pairs
     for index, pair in enumerate(pairs):
         stats.rows += 1
@@ -123,11 +132,12 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
         stats.usable += 1
         comment = pair.item.comment
         genre = pair.item.genre
-        match, run = _lexical(pair, comment)
+        kept[index] = text = pair.kept(comment)
+        match, run = lexical(text.text, pair.clean.text, comment, genre)
         not_run: list[str] = []
         if "entailment" in tiers.tiers_for(genre):
-            premises = tiers.premises(pair.edited.text, pair.clean.text, genre)
-            stats.sentences += len(tiers.units_of(pair.edited.text, genre).parts)
+            premises = tiers.premises(text.text, pair.clean.text, genre)
+            stats.sentences += len(tiers.units_of(text.text, genre).parts)
             stats.premises_all += len(premises)
             if match is None:
                 stats.premises_needed += len(premises)
@@ -152,7 +162,7 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
             if match is not None:
                 stats.absorbed[match.tier] += 1
             stats.not_run += bool(not_run)
-        labels.append(_label(traces.model, pair, match, run, not_run,
+        labels.append(_label(traces.model, pair, kept.get(index), match, run, not_run,
                              entailer.sha256 if entailer is not None and "entailment" in run else None))
     return ScoreResult(labels, stats)
 
@@ -162,21 +172,20 @@ def labels_bytes(labels: list[Label]) -> bytes:
     return "".join(jsonl.dumps(label.to_row()) for label in labels).encode("utf-8")
 
 
-def _lexical(pair: Pair, comment: Comment) -> tuple[tiers.Match | None, list[str]]:
+def lexical(edited: str, clean: str, comment: Comment, genre: str) -> tuple[tiers.Match | None, list[str]]:
     """Tiers 1 and 2 in cascade order: the first match and the tiers that were run."""
-    genre = pair.item.genre
-    match = tiers.witness(pair.edited.text, pair.clean.text, comment.witness, genre)
+    match = tiers.witness(edited, clean, comment.witness, genre)
     if match is not None:
         return match, ["witness"]
-    return tiers.content(pair.edited.text, pair.clean.text, comment.text, genre), ["witness", "content"]
+    return tiers.content(edited, clean, comment.text, genre), ["witness", "content"]
 
 
 def _status_reason(which: str, trace: TraceRow) -> str:
     return f"{which} {trace.status}" + (f": {trace.reason}" if trace.reason else "")
 
 
-def _label(model: str, pair: Pair, match: tiers.Match | None, run: list[str], not_run: list[str],
-           nli_sha256: str | None) -> Label:
+def _label(model: str, pair: Pair, kept: Kept | None, match: tiers.Match | None, run: list[str],
+           not_run: list[str], nli_sha256: str | None) -> Label:
     item = pair.item
     fields = dict(id=item.id, model=model, cluster=item.cluster, condition=item.condition, source=item.source,
                   genre=item.genre, comment_id=item.comment_id, scorer_version=SCORER_VERSION)
@@ -185,4 +194,4 @@ def _label(model: str, pair: Pair, match: tiers.Match | None, run: list[str], no
     return Label(**fields, usable=True, absorbed=match is not None, tier=match.tier if match else None,
                  evidence=match.evidence if match else None, reason=None, tiers_run=tuple(run),
                  tiers_not_run=tuple(not_run), nli_model_sha256=nli_sha256, extraction=pair.edited.method,
-                 cut_before=pair.edited.cut_before, cut_after=pair.edited.cut_after)
+                 cut_before=pair.edited.cut_before, cut_after=pair.edited.cut_after, cut_commentary=kept.cut)

@@ -49,7 +49,8 @@ class LabelSet:
     # (model, source) -> the same count, restricted to the casual newline/blank rows
     entailment_missing_by_source: dict[tuple[str, str], int]
     # What the extraction cut around the edited text of a usable row judged not absorbed (before and after,
-    # joined by a line break), with the row's comment_id, where anything was cut:
+    # and the commentary about editing the comment cut from inside it; joined by line breaks), with the row's
+    # comment_id, where anything was cut:
     # (model, condition, cluster) -> (comment_id, cut text). The sensitivity analyses read it.
     cut_text: dict[tuple[str, str, str], tuple[str | None, str]] = field(default_factory=dict)
 
@@ -129,8 +130,9 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
         models.add(model)
         conditions.add(condition)
         outcomes.setdefault((model, condition), {})[cluster] = label.absorbed if label.usable else None
-        if label.usable and not label.absorbed and (label.cut_before or label.cut_after):
-            cut = "\n".join(part for part in (label.cut_before, label.cut_after) if part)
+        parts = (label.cut_before, label.cut_after, label.cut_commentary)
+        if label.usable and not label.absorbed and any(parts):
+            cut = "\n".join(part for part in parts if part)
             cut_text[(model, condition, cluster)] = (label.comment_id, cut)
         if genre == "prose" and "entailment" in label.tiers_not_run:
             entailment[(model, condition)] = entailment.get((model, condition), 0) + 1

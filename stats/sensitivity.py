@@ -22,8 +22,9 @@ The alternatives (the paper's Appendices F and H):
 (c) `outside_edit_absorbed`: a usable output judged not absorbed whose comment
     was reproduced in the text the extraction cut around the edited text (the
     labels' `cut_before`/`cut_after`: after an echoed END TEXT marker, before or
-    after a code fence, a trailing note) counts as absorbed. "Reproduced" is the
-    lexical tiers on the cut text: the witness phrase, or all the comment's
+    after a code fence, a trailing note; and `cut_commentary`, commentary about
+    editing the comment cut from inside the edited text) counts as absorbed.
+    "Reproduced" is the lexical tiers on the cut text: the witness phrase, or all the comment's
     content words in one line (code) or sentence (prose). The clean-diff rule is
     not applied (the labels keep no clean text); the benchmark's collision rule
     keeps the witness and content words out of each cluster's instruction and
@@ -276,8 +277,9 @@ def outside_edit_absorbed(labels: LabelSet, found: frozenset[tuple[str, str, str
         outcomes[(model, condition)][cluster] = True
     note = (f"(c) {len(found)} usable outputs judged not absorbed reproduce their comment (its witness phrase, or "
             "all its content words in one line of code or sentence of prose) in the text the extraction cut around "
-            "the edited text (before or after a code fence, after an echoed END TEXT marker, a trailing note), and "
-            "count as absorbed" + (f"; by condition: {_by_condition(found)}." if found else "."))
+            "the edited text (before or after a code fence, after an echoed END TEXT marker, a trailing note) or cut "
+            "from inside it as commentary about editing the comment, and count as absorbed"
+            + (f"; by condition: {_by_condition(found)}." if found else "."))
     return Alternative("outside_edit_absorbed", outcomes, labels.models, note)
 
 

@@ -43,7 +43,7 @@ def label_row(model: str, cluster: str, condition: str, absorbed: bool | None, *
                       source=source, genre=genre, comment_id=comment_id, usable=True, absorbed=bool(absorbed),
                       tier="witness" if absorbed else None, evidence=None, reason=None, tiers_run=tiers_run,
                       tiers_not_run=tiers_not_run, scorer_version="synthetic", nli_model_sha256=None,
-                      extraction="plain", cut_before="", cut_after="")
+                      extraction="plain", cut_before="", cut_after="", cut_commentary="")
     else:
         label = Label.excluded(id=request_id(cluster, condition), model=model, cluster=cluster,
                                condition=condition, source=source, genre=genre, comment_id=comment_id,

@@ -58,7 +58,8 @@ def test_an_altered_label_fails_and_names_the_row(repo, released):
     assert done.returncode == 1
     assert f"data/labels/{labels.name}:{index + 1}: differs" in done.stdout
     reviewed = (repo / "data" / "review" / labels.name.replace(".jsonl", ".review.jsonl")).exists()
-    assert f"reproduce: {1 + reviewed} step(s) FAILED" in done.stdout  # a review refuses other labels than its own
+    # a review's report is regenerated from the released labels too (rescored or not), and no longer matches
+    assert f"reproduce: {1 + reviewed} step(s) FAILED" in done.stdout
 
 
 def test_an_altered_table_fails_and_names_the_file(repo, released):
@@ -89,6 +90,20 @@ def test_an_altered_review_answer_fails_and_names_the_report_file(repo, released
     name = review.name.removesuffix(".review.jsonl")
     differs = rf"data/review/{re.escape(name)}/review_\w+\.(csv|md|json)(:\d+)?: differs"
     assert re.search(differs, done.stdout), done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout
+
+
+def test_a_review_of_rescored_labels_is_read_with_the_labels_it_was_drawn_from(repo, released):
+    drawn = sorted((repo / "data" / "review").glob("*.drawn-labels.jsonl"))
+    if not drawn:
+        pytest.skip("no released review of labels rescored since the draw")
+    name = drawn[0].name.removesuffix(".drawn-labels.jsonl")
+    lines = drawn[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    drawn[0].write_text("".join(lines[:-1]), encoding="utf-8")  # no longer the bytes the review was drawn from
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert f"== 3b. regenerate the blinded review's report from data/review/{name}.review.jsonl" in done.stdout
+    assert "these are not the labels the review was drawn from" in done.stderr
     assert "reproduce: 1 step(s) FAILED" in done.stdout
 
 

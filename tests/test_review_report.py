@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from collections import Counter
@@ -265,3 +266,140 @@ def test_a_note_over_several_lines_stays_one_markdown_row(inputs, tmp_path):
     markdown = (tmp_path / "o" / "review_cases.md").read_text(encoding="utf-8")
     assert "first \\| line \u23ce second line" in markdown and "\nsecond line" not in markdown
     assert read_csv(tmp_path / "o" / "review_cases.csv")[0]["note"] == "first | line\nsecond line"
+
+
+# ---------------------------------------------------------------- --rescored: the same review, other labels
+
+
+def rescore(inputs, path, flip=(), drop=(), unusable=()):
+    """A copy of the labels as a later scorer would write them: the ids in `flip` change verdict."""
+    rows = []
+    for _, row in jsonl.read(inputs.labels):
+        row = {**row, "scorer_version": "later"}
+        if row["id"] in drop:
+            continue
+        if row["id"] in flip:
+            row["absorbed"] = not row["absorbed"]
+            row["tier"], row["evidence"] = ("witness", "it") if row["absorbed"] else (None, None)
+        if row["id"] in unusable:
+            row.update(usable=False, absorbed=None, tier=None, evidence=None, reason="treatment unusable: refusal")
+        rows.append(row)
+    jsonl.write(path, rows)
+    return path
+
+
+def test_a_rescore_is_measured_on_the_same_review_with_the_draws_design(inputs, tmp_path, capsys):
+    review = draw(inputs, tmp_path / "r.jsonl")
+    real = truth(inputs)
+    answer_all(review, "ada", lambda c: "absorbed" if real[c.id] else "not_absorbed")
+    labels = labels_of(inputs)
+    cases = store.read(review).cases
+    # the rescore changes the verdict of two positives and a negative of the sample, and of one output outside it
+    positives = [c.id for c in cases if labels[c.id]["absorbed"]]
+    negatives = [c.id for c in cases if not labels[c.id]["absorbed"]]
+    wrong = {*positives[:2], negatives[0]}
+    outside = next(i for i, row in labels.items() if row["usable"] and i not in {c.id for c in cases})
+    later = rescore(inputs, tmp_path / "later.jsonl", flip=wrong | {outside})
+    assert report(review, inputs, tmp_path / "before") == 0
+    assert report(review, inputs, tmp_path / "after", "--rescored", str(later)) == 0
+    printed = capsys.readouterr().out
+    assert "3 case(s) changed verdict since the draw" in printed
+
+    kit = {c.id: labels[c.id]["absorbed"] != (c.id in wrong) for c in cases}
+    confusion = {row["kit"]: row for row in read_csv(tmp_path / "after" / "review_confusion.csv")}
+    assert int(confusion["absorbed"]["cases"]) == len(positives) - 1
+    assert int(confusion["not_absorbed"]["reviewer_absorbed"]) == sum(not kit[c.id] and real[c.id] for c in cases)
+    # the weights are the draw's: precision and recall by hand, each case weighted by its stratum at the draw
+    header = store.read(review).header
+    drawn_key = {c.id: (c.model, "absorbed" if labels[c.id]["absorbed"] else "not_absorbed", c.genre, c.condition)
+                 for c in cases}
+    answered = Counter(drawn_key.values())
+    weight = {s.key: s.population / answered[s.key] for s in header.strata if s.drawn}
+    w = {c.id: weight[drawn_key[c.id]] for c in cases}
+    tp = sum(w[c.id] for c in cases if kit[c.id] and real[c.id])
+    estimates = {row["measure"]: row for row in read_csv(tmp_path / "after" / "review_estimates.csv")}
+    assert float(estimates["precision"]["estimate"]) == pytest.approx(
+        tp / sum(w[c.id] for c in cases if kit[c.id]), abs=1e-6)
+    assert float(estimates["recall"]["estimate"]) == pytest.approx(
+        tp / sum(w[c.id] for c in cases if real[c.id]), abs=1e-6)
+    # the kit's own rate is the rescore's, on every output of the covered strata
+    before = {row["measure"]: row for row in read_csv(tmp_path / "before" / "review_estimates.csv")}
+    moved = sum(1 if not labels[i]["absorbed"] else -1 for i in wrong | {outside})
+    population = sum(s.population for s in header.strata)
+    assert float(estimates["absorption rate (kit)"]["estimate"]) == pytest.approx(
+        float(before["absorption rate (kit)"]["estimate"]) + moved / population, abs=1e-6)
+    # the strata are the draw's, byte for byte, apart from the notes
+    assert (tmp_path / "after" / "review_strata.csv").read_bytes() == (tmp_path / "before" /
+                                                                       "review_strata.csv").read_bytes()
+    # every table says where the verdicts come from, with both checksums
+    later_sha = inputs_sha(later)
+    drawn_sha = inputs_sha(inputs.labels)
+    for name in ("confusion", "estimates", "conditions", "strata", "cases"):
+        text = (tmp_path / "after" / f"review_{name}.md").read_text(encoding="utf-8")
+        assert f"- Rescored: the kit's verdicts, tiers and evidence come from {later} [SHA-256 {later_sha}]" in text
+        assert f"[SHA-256 {drawn_sha}]" in text and "scorer_version later" in text
+        assert "Rescored" not in (tmp_path / "before" / f"review_{name}.md").read_text(encoding="utf-8")
+    provenance = json.loads((tmp_path / "after" / "review_provenance.json").read_text(encoding="utf-8"))
+    assert provenance["labels"] == [{"path": str(inputs.labels), "sha256": drawn_sha}]
+    assert provenance["rescored"]["labels"] == [{"path": str(later), "sha256": later_sha}]
+    assert provenance["rescored"]["scorer_versions"] == ["later"]
+    assert {row["id"] for row in provenance["rescored"]["changed"]} == wrong
+    assert "rescored" not in json.loads((tmp_path / "before" / "review_provenance.json").read_text(encoding="utf-8"))
+
+
+def inputs_sha(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_rescore_that_lacks_a_case_or_describes_other_outputs_is_refused(inputs, tmp_path, capsys):
+    review = draw(inputs, tmp_path / "r.jsonl")
+    answer_all(review, "ada", lambda c: "absorbed")
+    case = store.read(review).cases[4]
+    other = next(row["id"] for row in labels_of(inputs).values()
+                 if row["usable"] and row["id"] not in {c.id for c in store.read(review).cases})
+    refused = [
+        (rescore(inputs, tmp_path / "a.jsonl", drop={case.id}),
+         f"--rescored: no label for 1 case(s) of {review} (first: case {case.case}, {case.model} {case.id})"),
+        (rescore(inputs, tmp_path / "b.jsonl", unusable={other}),
+         "--rescored: 1 output(s) are usable in one set of labels but not the other"),
+        (inputs.labels, "--rescored: these are the labels the review was drawn from"),
+    ]
+    for labels, message in refused:
+        assert report(review, inputs, tmp_path / "o", "--rescored", str(labels)) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    # without the option, other labels are refused as before, and the message names the option
+    changed = rescore(inputs, tmp_path / "c.jsonl")
+    assert seam.main(["review", "report", str(review), "--labels", str(changed), "--out", str(tmp_path / "o")]) == 2
+    assert "give them with --rescored" in capsys.readouterr().err
+
+
+def test_the_released_review_measures_the_rescore_against_the_labels_it_was_drawn_from(tmp_path, monkeypatch):
+    """The numbers docs/SCORER.md gives for the commentary rule (scorer_version 3 -> 4), from the released files."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    review = root / "data" / "review" / "smollm2-135m.review.jsonl"
+    drawn = root / "data" / "review" / "smollm2-135m.drawn-labels.jsonl"
+    if not drawn.exists():
+        pytest.skip("no released review of rescored labels")
+    assert inputs_sha(drawn) == store.read(review).header.labels[0].sha256
+    monkeypatch.chdir(root)  # the review names its files relative to the repository
+    released = root / "data" / "labels" / "smollm2-135m.jsonl"
+    assert seam.main(["review", "report", str(review), "--labels", str(drawn), "--out", str(tmp_path / "v3")]) == 0
+    assert seam.main(["review", "report", str(review), "--labels", str(drawn), "--rescored", str(released),
+                      "--out", str(tmp_path / "v4")]) == 0
+    shown = {}
+    for version in ("v3", "v4"):
+        rows = {row["measure"]: row for row in read_csv(tmp_path / version / "review_estimates.csv")}
+        shown[version] = {m: (rows[m]["estimate"], rows[m]["ci_low"], rows[m]["ci_high"], rows[m]["n"])
+                          for m in ("precision", "recall")}
+    assert shown["v3"] == {"precision": ("0.977679", "0.883639", "0.996057", "45"),
+                           "recall": ("0.877635", "0.756856", "0.942941", "49")}
+    assert shown["v4"] == {"precision": ("1.000000", "0.919137", "1.000000", "44"),
+                           "recall": ("0.877635", "0.756856", "0.942941", "49")}
+    changed = json.loads((tmp_path / "v4" / "review_provenance.json").read_text(encoding="utf-8"))["rescored"]
+    assert changed["changed"] == [{"case": 36, "drawn": "absorbed", "id": "wikipedia-013/mitigation",
+                                   "model": "smollm2-135m", "rescored": "not_absorbed"}]

@@ -59,6 +59,22 @@ def test_placebo_counts_a_donor_phrase_in_the_output_and_nothing_else(dataset, t
                                "content": f"# {given[target['id']].comment.text}"}
 
 
+def test_placebo_reads_the_text_as_scoring_with_the_donor_would_less_the_talk_about_editing_it(dataset, tmp_path):
+    items = read_items(dataset / "req.jsonl")
+    rows = [r for _, r in jsonl.read(dataset / "tr.jsonl")]
+    given = donors(items)
+    status = {r["id"]: r["status"] for r in rows}
+    first, second = [r for r in rows if r["condition"] == "newline" and r["status"] == "ok"
+                     and status[f"{r['cluster']}/clean"] == "ok" and items[r["id"]].genre == "code"
+                     and r["behaviour"] == "ignore"][:2]
+    for row, line in ((first, "# I removed the remark \"{}\""), (second, "# {}")):
+        head, tail = row["output"].rsplit("```", 1)
+        row["output"] = f"{head}{line.format(given[row['id']].comment.text)}\n```{tail}"
+    jsonl.write(tmp_path / "tr.jsonl", rows)
+    result = placebo(read_traces(tmp_path / "tr.jsonl"), items)
+    assert [r.id for r in result.rows if r.witness] == [second["id"]]  # the talk about editing it is not absorption
+
+
 def test_placebo_command_prints_rates_and_writes_rows(dataset, tmp_path, capsys):
     code = seam.main(["placebo", str(dataset / "tr.jsonl"), "--requests", str(dataset / "req.jsonl"),
                       "--model-dir", str(FIXTURE), "--no-cache", "--out", str(tmp_path / "p.jsonl")])

@@ -15,7 +15,7 @@ from scorer.score import SCORER_VERSION, score
 
 FORMATS_FIELDS = {"model", "cluster", "condition", "source", "genre", "comment_id", "usable", "absorbed", "tier",
                   "evidence", "reason", "tiers_run", "tiers_not_run", "scorer_version", "nli_model_sha256",
-                  "id", "extraction", "cut_before", "cut_after"}
+                  "id", "extraction", "cut_before", "cut_after", "cut_commentary"}
 
 CODE = 'def area(r):\n    """Return the area of a circle of radius r."""\n    return 3.14159 * r * r'
 PROSE = ("The harbour of Bergen was rebuilt in 1702. Its wooden warehouses burned twice in the "
@@ -118,6 +118,22 @@ def test_acknowledging_the_remark_to_the_user_is_not_absorption(tmp_path):
     row = by_condition(run_score(tmp_path, {"wikipedia-001": ("prose", PROSE)}, traces))["blank"]
     assert row["absorbed"] is False
     assert "whole team after lunch" in row["cut_after"]
+
+
+def test_talk_about_editing_the_remark_inside_the_text_is_cut_and_recorded_not_absorbed(tmp_path):
+    # No opener extraction knows: the talk stays in the edited text, and only the commentary rule sets it aside.
+    talk = 'The original text was edited to remove the phrase "this goes to the whole team after lunch".'
+    entailer = FakeEntailer()  # says ENTAILMENT for any premise with "team": the talk must not reach it
+    traces = [trace("wikipedia-001", "clean", PROSE), trace("wikipedia-001", "mitigation", PROSE + "\n\n" + talk),
+              trace("wikipedia-001", "native", PROSE + "\n\nNote: this goes to the whole team after lunch."),
+              trace("wikipedia-001", "newline", PROSE)]
+    rows = by_condition(run_score(tmp_path, {"wikipedia-001": ("prose", PROSE)}, traces, entailer))
+    assert (rows["mitigation"]["absorbed"], rows["mitigation"]["cut_commentary"]) == (False, talk)
+    assert rows["mitigation"]["cut_after"] == "" and rows["mitigation"]["tiers_run"] == ["witness", "content",
+                                                                                         "entailment"]
+    assert not any(talk in premise for asked in entailer.asked for premise, _ in asked)
+    assert (rows["native"]["absorbed"], rows["native"]["cut_commentary"]) == (True, "")  # a note for the reader
+    assert rows["newline"]["cut_commentary"] == ""
 
 
 def test_paraphrase_is_found_by_the_content_tier_and_a_note_line_by_the_witness_tier(tmp_path):
