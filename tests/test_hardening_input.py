@@ -375,3 +375,34 @@ def test_a_name_holding_a_lone_surrogate_is_refused_with_file_and_line(tmp_path,
     assert (f"{tmp_path / 'in.jsonl'}:{line}: field 'model' holds a lone surrogate (U+DC80 at character 7), "
             "expected Unicode text") in err
     assert not (tmp_path / "out").exists()
+
+
+# --- the audit's note on the entailment model (issue 13, rerun) ------------------------------------------
+
+@pytest.mark.parametrize("value", [[1], 1.5, True, "\ud800", "not-a-checksum"],
+                         ids=["list", "float", "bool", "lone-surrogate", "not-hex"])
+def test_an_audit_of_labels_naming_no_checksum_as_their_model_is_one_line(scored, tmp_path, capsys, value):
+    # the labels differ from the rescore, so the audit reads them to say which entailment model made them
+    lines = (scored / "labels.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[1])
+    row["nli_model_sha256"] = value
+    lines[1] = json.dumps(row) + "\n"  # "\ud800" as its JSON escape, which UTF-8 files can carry
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(lines), encoding="utf-8")
+    line = one_error_line(capsys, ["audit", scored / "tr.jsonl", "--requests", scored / "req.jsonl",
+                                   "--labels", labels, "--no-nli"])
+    assert f"{labels}:2: field 'nli_model_sha256'" in line and "a SHA-256" in line
+    assert "\ud800" not in line
+
+
+def test_an_audit_names_the_entailment_model_its_labels_were_made_with(scored, tmp_path, capsys):
+    lines = (scored / "labels.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[1])
+    row["nli_model_sha256"] = "ab" * 32
+    lines[1] = json.dumps(row) + "\n"
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(lines), encoding="utf-8")
+    assert seam.main(["audit", str(scored / "tr.jsonl"), "--requests", str(scored / "req.jsonl"),
+                      "--labels", str(labels), "--no-nli"]) == 1
+    assert (f"note: the labels were made with entailment model {'ab' * 32}; this audit ran with no entailment "
+            "model") in capsys.readouterr().out
