@@ -192,3 +192,89 @@ def test_a_failed_first_write_into_a_new_folder_leaves_no_folder(tmp_path, monke
                                         r"nothing was written$"):
         jsonl.write(tmp_path / "deep" / "er" / "x.jsonl", [{"a": 1}], "labels")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- seam.py run: appending to the trace fails (issue 13, rerun) --------------------------------------------
+
+def test_run_under_a_file_size_limit_keeps_its_rows_and_resumes(tmp_path):
+    from support.fakeserver import config_keys, serve, toml_text
+    from support.samples import make_requests, write_requests
+
+    from common.traces import read_final
+
+    rows = make_requests(6)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    full = tmp_path / "full.jsonl"
+    out = tmp_path / "traces.jsonl"
+    with serve() as server:
+        config = tmp_path / "m.toml"
+        config.write_text(toml_text(config_keys(server, "openai", concurrency=1)))
+        base = ["run", config, "--requests", requests]
+        assert seam.main(list(map(str, [*base, "--out", full]))) == 0
+        lines = full.read_bytes().splitlines(keepends=True)
+        limit = len(lines[0]) + len(lines[1]) + len(lines[2]) // 2  # two rows fit, the third is cut short
+        done = run_limited([*base, "--out", out], limit)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        errors = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+        assert errors == [f"seam.py run: error: could not append to {out}: File too large; rows written so "
+                          "far are kept; rerun to continue (--move-torn if the last line is torn)"]
+        assert done.stderr.endswith(errors[0] + "\n")
+        kept = out.read_bytes()
+        assert len(kept) == limit and kept.count(b"\n") == 2  # the rows before, then one torn line and no more
+        assert seam.main(list(map(str, [*base, "--out", out, "--move-torn"]))) == 0
+    final = read_final(out).final
+    assert sorted(final) == sorted(row.id for row in rows) and {row.status for row in final.values()} == {"ok"}
+
+
+def test_run_on_a_full_disk_keeps_its_rows(tmp_path, monkeypatch):
+    from support.fakeserver import config_keys, serve, toml_text
+    from support.samples import make_requests, write_requests
+
+    rows = make_requests(5)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    out = tmp_path / "traces.jsonl"
+    real_write, calls = os.write, []
+
+    def full_from_the_third_row(fd, data):
+        if os.path.realpath(f"/proc/self/fd/{fd}") == str(out):
+            calls.append(fd)
+            if len(calls) >= 3:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    with serve() as server:
+        config = tmp_path / "m.toml"
+        config.write_text(toml_text(config_keys(server, "openai", concurrency=2)))
+        monkeypatch.setattr(os, "write", full_from_the_third_row)
+        with pytest.raises(UserError) as caught:
+            seam_run = ["run", str(config), "--requests", str(requests), "--out", str(out)]
+            from seam import build_parser
+            args = build_parser().parse_args(seam_run)
+            args.func(args)
+    assert str(caught.value) == (f"could not append to {out}: No space left on device; rows written so far are "
+                                 "kept; rerun to continue (--move-torn if the last line is torn)")
+    assert out.read_bytes().count(b"\n") == 2 and out.read_bytes().endswith(b"\n")
+
+
+def test_a_torn_line_that_cannot_be_moved_aside_leaves_the_trace_unchanged(tmp_path):
+    from support.samples import make_requests, trace_row, write_requests
+
+    rows = make_requests(2)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    out = tmp_path / "traces.jsonl"
+    out.write_bytes(jsonl.dumps(trace_row(rows[0].id)).encode() + b'{"id": "torn' + b"x" * 5000)
+    before = out.read_bytes()
+    config = tmp_path / "m.toml"
+    config.write_text('name = "synthetic-model"\nprovider = "openai"\nmodel = "m"\n'
+                      'base_url = "http://127.0.0.1:9/v1"\nmax_tokens = 5\n')
+    done = run_limited(["run", config, "--requests", requests, "--out", out, "--move-torn"], 4096)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"seam.py run: error: could not move the torn last line of {out} aside into "
+                                  f"{out}.torn-")
+    assert done.stderr.endswith(": File too large; the trace is unchanged\n")
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "m.toml", "requests.jsonl", "traces.jsonl"]
