@@ -278,3 +278,65 @@ def test_a_torn_line_that_cannot_be_moved_aside_leaves_the_trace_unchanged(tmp_p
     assert done.stderr.endswith(": File too large; the trace is unchanged\n")
     assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
         "m.toml", "requests.jsonl", "traces.jsonl"]
+
+
+# --- validity --execute under limits the sandbox cannot raise (issue 13, rerun) -----------------------------
+
+def run_with_limits(argv, limits: dict) -> subprocess.CompletedProcess:
+    """seam.py in a child process started with these rlimits (soft = hard: no unprivileged process raises them;
+    the machine's root lacks CAP_SYS_RESOURCE in most containers, and the test is skipped where it has it)."""
+    def set_limits():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        for which, value in limits.items():
+            resource.setrlimit(which, (value, value))
+
+    return subprocess.run([sys.executable, "-B", str(ROOT / "seam.py"), *map(str, argv)], capture_output=True,
+                          text=True, cwd=ROOT, preexec_fn=set_limits,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+def can_raise_hard_limits() -> bool:
+    done = subprocess.run([sys.executable, "-c", "import resource as r\nr.setrlimit(r.RLIMIT_NOFILE, (64, 64))\n"
+                           "r.setrlimit(r.RLIMIT_NOFILE, (65, 65))\n"], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(can_raise_hard_limits(), reason="this process may raise its hard limits (CAP_SYS_RESOURCE)")
+@pytest.mark.parametrize(("limit", "value", "expected"), [
+    (resource.RLIMIT_FSIZE, 1000 * 1024, "at most 1048576 bytes per file written (RLIMIT_FSIZE), but the hard "
+                                         "limit this process inherited is 1024000 (`ulimit -f`)"),
+    (resource.RLIMIT_NOFILE, 20, "at most 64 open files (RLIMIT_NOFILE), but the hard limit this process "
+                                 "inherited is 20 (`ulimit -n`)"),
+    (resource.RLIMIT_AS, 600_000 * 1024, "at most 1073741824 bytes of address space (RLIMIT_AS), but the hard "
+                                         "limit this process inherited is 614400000 (`ulimit -v`)"),
+    (resource.RLIMIT_CPU, 3, "at most 4 CPU seconds (RLIMIT_CPU), but the hard limit this process inherited "
+                             "is 3 (`ulimit -t`)"),
+], ids=["file-size", "open-files", "address-space", "cpu"])
+def test_validity_execute_under_a_lower_inherited_limit_refuses_in_one_line(tmp_path, limit, value, expected):
+    jsonl.write(tmp_path / "a.jsonl", validity_rows(lambda c, condition: c.reference or c.artifact))
+    out = tmp_path / "tables"
+    assert seam.main(["validity", str(tmp_path / "a.jsonl"), "--out", str(out)]) == 0
+    before = snapshot(out)
+    done = run_with_limits(["validity", tmp_path / "a.jsonl", "--out", out, "--execute"], {limit: value})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+    assert len(errors) == 1 and done.stderr.endswith(errors[0] + "\n"), done.stderr
+    assert errors[0].startswith("seam.py validity: error: --execute: the sandbox runs each program with "
+                                + expected), errors[0]
+    assert errors[0].endswith("run seam.py where that limit is at least as high (e.g. a new shell without that "
+                              "ulimit); nothing was run")
+    assert snapshot(out) == before
+
+
+def test_validity_execute_without_a_usable_temporary_directory_is_one_line(tmp_path):
+    jsonl.write(tmp_path / "a.jsonl", validity_rows(lambda c, condition: c.reference or c.artifact))
+    out = tmp_path / "tables"
+    assert seam.main(["validity", str(tmp_path / "a.jsonl"), "--out", str(out)]) == 0
+    before = snapshot(out)
+    done = run_limited(["validity", tmp_path / "a.jsonl", "--out", out, "--execute"], 0)  # tempfile probes by writing
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (error,) = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+    assert error.startswith("seam.py validity: error: --execute: cannot start the sandbox: No usable temporary "
+                            "directory found in ")
+    assert snapshot(out) == before

@@ -261,17 +261,35 @@ def own_proc(libc):
         return False
 
 
+class LimitError(Exception):
+    """An rlimit the sandbox sets is above the hard limit this process inherited, which it may not raise."""
+
+
 def set_limits(limits):
-    """The rlimits every process of the sandbox runs under; the runner then forbids new processes itself."""
+    """The rlimits every process of the sandbox runs under; the runner then forbids new processes itself.
+
+    Each is set exactly (soft = hard = the sandbox's value), never lowered further to fit an inherited hard
+    limit: a program run under less memory, fewer files or a smaller file size can get another verdict, so
+    such a limit is a LimitError (a setup error: nothing runs) naming it and the shell command that set it.
+    """
     import resource
 
     cpu = int(limits["cpu_seconds"])
     # soft = hard: the kernel sends SIGKILL at the limit (not the SIGXCPU a program could catch or ignore),
     # so a CPU timeout looks the same in every mode
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
+    wanted = [(resource.RLIMIT_CPU, "RLIMIT_CPU", cpu, "CPU seconds", "ulimit -t"),
+              (resource.RLIMIT_AS, "RLIMIT_AS", limits["memory_bytes"], "bytes of address space", "ulimit -v"),
+              (resource.RLIMIT_FSIZE, "RLIMIT_FSIZE", limits["file_bytes"], "bytes per file written", "ulimit -f"),
+              (resource.RLIMIT_NOFILE, "RLIMIT_NOFILE", limits["open_files"], "open files", "ulimit -n")]
+    for which, name, value, what, command in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):  # EPERM: raising a hard limit needs CAP_SYS_RESOURCE
+            hard = resource.getrlimit(which)[1]
+            raise LimitError(f"the sandbox runs each program with at most {value} {what} ({name}), but the hard "
+                             f"limit this process inherited is {hard} (`{command}`) and it may not raise it; a "
+                             "lower limit could change verdicts, so run seam.py where that limit is at least as "
+                             "high (e.g. a new shell without that ulimit); nothing was run") from None
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -710,7 +728,11 @@ def main():
     if libc is None:
         libc = load_libc()
     os.chdir(job["workdir"])
-    set_limits(limits)
+    try:
+        set_limits(limits)
+    except LimitError as exc:
+        report(read_nonce(nonce_fd), {"kind": "setup", "detail": str(exc)})
+        return 0
     verdict_r, verdict_w = os.pipe()
     status_r, status_w = os.pipe() if kernel else (-1, -1)
     if not kernel and libc is not None:
