@@ -35,6 +35,7 @@ _STR, _OPT_STR = (str,), (str, type(None))
 _NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
 _SHOWN = 60  # characters of an offending value quoted in a message
 _SURROGATE = re.compile(r"[\ud800-\udfff]")  # a JSON escape such as "\udc80": in a str, always a lone one
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def request_id(cluster: str, condition: str) -> str:
@@ -322,11 +323,15 @@ class Label(Record):
     @classmethod
     def from_row(cls, row: dict, where: str) -> Label:
         fields = _strings(row, ("id", "model", "cluster", "condition", "source", "scorer_version"), where)
-        optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "nli_model_sha256", "extraction",
-                                  "cut_before", "cut_after"), where, optional=True)
+        optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "extraction", "cut_before",
+                                  "cut_after"), where, optional=True)
         commentary = (_strings(row, ("cut_commentary",), where, optional=True) if "cut_commentary" in row
                       else {"cut_commentary": None})  # labels of scorer_version 3 and before: not recorded
         _check_id(fields["id"], fields["cluster"], fields["condition"], where)
+        expected = "a SHA-256 (64 lowercase hex digits) or null"
+        model_sha256 = field(row, "nli_model_sha256", _OPT_STR, where, expected)
+        if model_sha256 is not None and not _SHA256.fullmatch(model_sha256):  # the audit prints it
+            raise UserError(f"{where}: field 'nli_model_sha256' is {shown(model_sha256)}, expected {expected}")
         usable = field(row, "usable", (bool,), where, "true or false")
         absorbed = field(row, "absorbed", (bool, type(None)), where, "true, false or null")
         if usable == (absorbed is None):
@@ -339,7 +344,7 @@ class Label(Record):
                 raise UserError(f"{where}: field {name!r} must list tier names as strings")
             tiers[name] = tuple(value)
         return cls(**fields, **optional, **commentary, **tiers, genre=_one_of(row, "genre", GENRES, where),
-                   usable=usable, absorbed=absorbed)
+                   usable=usable, absorbed=absorbed, nli_model_sha256=model_sha256)
 
     @classmethod
     def excluded(cls, *, reason: str, **fields) -> Label:

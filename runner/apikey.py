@@ -16,10 +16,25 @@ escape `<`, `&` and the like). One pattern matches all of these at once: each
 character of the key may be preceded by backslashes or written as a \\uXXXX
 escape. `redact_value` applies it to every string of a row (object keys
 included) before the row is dumped, and `leaks` checks the dumped line.
+
+A server may also cut the key into pieces (the first half at the end of the
+output, the second in another field), so that no string holds it whole. So
+every run of at least `piece_length(key)` consecutive characters of the key
+(12, or half a key shorter than 24 characters but at least 8), in those same
+spellings, is redacted too, wherever it stands. A shorter piece is not: it
+could be ordinary text, and the output is what the benchmark scores. The search
+is linear in the text: the key's pieces of half that length that start every
+`n - n//2 + 1` characters ("anchors": every run of n characters of the key
+holds one) are looked for with `str.find`, and each hit is extended character
+by character as far as it matches the key. Text holding a backslash is first
+read without its backslash runs and with its \\uXXXX escapes decoded, keeping
+where each character came from, so that the pieces are found in every spelling
+and the whole of what spelled them is redacted.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import re
@@ -30,6 +45,7 @@ from runner.config import ModelConfig
 
 REDACTED = "<redacted>"
 MIN_REDACT_LENGTH = 8  # a shorter "key" (e.g. "x" for a local server) would mangle ordinary text
+PIECE_LENGTH = 12  # a run of this many characters of a (random) key in ordinary text: never by chance
 
 
 def read_api_key(config: ModelConfig) -> str | None:
@@ -106,10 +122,120 @@ def redact(text: str, api_key: str | None) -> str:
     return _redact(text, api_key, _pattern(api_key))
 
 
+def piece_length(api_key: str) -> int:
+    """The shortest run of the key's characters that is redacted on its own: 12, or for a key shorter than
+    24 characters half its length, but never less than 8 (MIN_REDACT_LENGTH)."""
+    return min(PIECE_LENGTH, max(MIN_REDACT_LENGTH, len(api_key) // 2))
+
+
+@functools.lru_cache(maxsize=8)
+def _pieces(key: str) -> tuple[str, int, tuple[tuple[int, str], ...]]:
+    """(the key without backslashes, n = piece_length, the anchors: (position, the key's m = n // 2
+    characters there) every n - m + 1 characters). A run of n characters of the key starting at a holds the
+    anchor at the first multiple q of the step from a on: q <= a + n - m, so q + m <= a + n."""
+    plain = key.replace("\\", "")  # a backslash of the key is no character of the text's reading (_reading)
+    n = piece_length(key)
+    if len(plain) < n:
+        return plain, n, ()
+    m = n // 2
+    return plain, n, tuple((q, plain[q:q + m]) for q in range(0, len(plain) - m + 1, n - m + 1))
+
+
+def _runs(text: str, key: str) -> list[tuple[int, int]]:
+    """The spans of `text` (merged, in order) that are runs of at least n consecutive characters of the key."""
+    plain, n, anchors = _pieces(key)
+    found = []
+    for q, gram in anchors:
+        at = text.find(gram)
+        while at >= 0:
+            left, right = 0, len(gram)
+            while left < q and left < at and text[at - left - 1] == plain[q - left - 1]:
+                left += 1
+            while q + right < len(plain) and at + right < len(text) and text[at + right] == plain[q + right]:
+                right += 1
+            if left + right >= n:
+                found.append((at - left, at + right))
+                at = text.find(gram, max(at + 1, at + right - len(gram) + 1))  # no hit inside the run again
+            else:
+                at = text.find(gram, at + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+ESCAPES = re.compile(r"\\+(?:u([0-9a-fA-F]{4}))?")
+
+
+def _reading(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """`text` read as the key's spellings allow: every run of backslashes dropped and every \\uXXXX escape
+    (after any number of backslashes) decoded; with, for each piece of that reading, (its start there, its
+    start in `text`, the start in `text` of the backslashes before it, its end in `text`, for an escape)."""
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []  # (start in the reading, start, start with backslashes, end)
+    length = position = 0
+    lead = None
+    for match in ESCAPES.finditer(text):
+        if match.start() > position:
+            parts.append(text[position:match.start()])
+            pieces.append((length, position, position if lead is None else lead, -1))
+            length += match.start() - position
+            lead = None
+        char = chr(int(match.group(1), 16)) if match.group(1) else "\\"
+        if char == "\\":  # dropped: the backslashes before the next character are spelling
+            lead = match.start() if lead is None else lead
+        else:
+            parts.append(char)
+            pieces.append((length, match.start(), match.start() if lead is None else lead, match.end()))
+            length += 1
+            lead = None
+        position = match.end()
+    if position < len(text):
+        parts.append(text[position:])
+        pieces.append((length, position, position if lead is None else lead, -1))
+    return "".join(parts), pieces
+
+
+def _read(text: str) -> str:
+    """`_reading(text)` without the map: without a \\u, no more than the text without its backslashes."""
+    return text.replace("\\", "") if "\\u" not in text else _reading(text)[0]
+
+
+def _redact_pieces(text: str, api_key: str) -> str:
+    """`text` with every run of at least n characters of the key, in any spelling, replaced by <redacted>."""
+    if "\\" not in text:
+        spans = _runs(text, api_key)
+    elif not _runs(_read(text), api_key):  # the common case, found without building the map
+        return text
+    else:
+        reading, pieces = _reading(text)
+        starts = [piece[0] for piece in pieces]
+
+        def where(index: int, end: bool) -> int:
+            at, start, lead, escape_end = pieces[bisect.bisect_right(starts, index - end) - 1]
+            if escape_end >= 0:  # one character, spelled by the whole escape
+                return escape_end if end else lead
+            return start + index - at if end or index > at else lead
+
+        spans = [(where(start, False), where(end, True)) for start, end in _runs(reading, api_key)]
+    if not spans:
+        return text
+    out, position = [], 0
+    for start, end in spans:
+        out += [text[position:start], REDACTED]
+        position = end
+    return "".join(out) + text[position:]
+
+
 def _redact(text: str, api_key: str, pattern: re.Pattern) -> str:
     if "\\" not in text:  # without a backslash the only spelling is the key itself: a plain search is enough
-        return text.replace(api_key, REDACTED) if api_key in text else text
-    return pattern.sub(REDACTED, text)
+        text = text.replace(api_key, REDACTED) if api_key in text else text
+    else:
+        text = pattern.sub(REDACTED, text)
+    return _redact_pieces(text, api_key)
 
 
 def redact_value(value: Any, api_key: str | None) -> Any:
@@ -131,9 +257,10 @@ def redact_value(value: Any, api_key: str | None) -> Any:
 
 
 def leaks(text: str, api_key: str | None) -> bool:
-    """Whether `text` (e.g. a dumped row) still spells the key in any of the ways `redact` knows."""
+    """Whether `text` (e.g. a dumped row) still spells the key, or a run of at least `piece_length` of its
+    characters, in any of the ways `redact` knows."""
     if not _active(api_key):
         return False
     if "\\" not in text:
-        return api_key in text
-    return _pattern(api_key).search(text) is not None
+        return api_key in text or bool(_runs(text, api_key))
+    return _pattern(api_key).search(text) is not None or bool(_runs(_read(text), api_key))

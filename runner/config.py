@@ -9,7 +9,9 @@ environment variable that holds it (`runner.apikey` reads it).
 Everything that would otherwise fail mid-run is refused here, in one line:
 numbers a clock or a socket cannot take (`timeout_s` above a day,
 `requests_per_minute` below one an hour), `[params]` values a JSON body cannot
-carry (TOML dates and times, nan, inf), and a `base_url` that does not parse
+carry (TOML dates and times, nan, inf) or nested more than 32 levels deep,
+TOML that `tomllib` cannot read (an integer of more than 4,300 digits, arrays
+nested past its recursion), and a `base_url` that does not parse
 as an http(s) URL with a host and a port from 1 to 65535, or that holds
 white space, credentials, a query or a fragment. Values are quoted cut short
 (`common.records.shown`), credentials in a URL never.
@@ -21,6 +23,7 @@ import datetime
 import ipaddress
 import math
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +41,8 @@ MAX_CONCURRENCY = 256
 MAX_TIMEOUT_S = 86400.0  # one day: far above any reply, far below what a socket or a clock overflows at
 MIN_REQUESTS_PER_MINUTE = 1 / 3600  # one attempt an hour; fewer would wait past what a clock can take
 HOST_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")  # a host name (after IDNA) or an IPv4 address
+MAX_PARAMS_DEPTH = 32  # keys and array positions from [params] down to a value; real bodies nest a handful
+KEY_AT_LINE_START = re.compile(r"[ \t]*([A-Za-z0-9_.\"' -]+?)[ \t]*=[ \t]*[+-]?[0-9]")
 CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
@@ -92,7 +97,27 @@ def load_config(path: str | Path) -> ModelConfig:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
+    except ValueError:  # an integer past Python's digit limit for reading one (int() inside tomllib)
+        raise UserError(_long_integer(path, text)) from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise UserError(f"{path}: not valid TOML (nested too deeply to read)") from None
     return parse_config(raw, path=str(path), text=text)
+
+
+def _long_integer(path: Path, text: str) -> str:
+    """The message for a TOML integer longer than Python reads (4,300 digits unless configured otherwise):
+    its line and, when it starts one, its key."""
+    digits = sys.get_int_max_str_digits()
+    match = re.search(rf"[0-9](?:_?[0-9]){{{digits},}}", text)
+    problem = f"an integer of more than {digits:,} digits, which Python cannot read"
+    if match is None:
+        return f"{path}: not valid TOML ({problem})"
+    start = text.rfind("\n", 0, match.start()) + 1
+    line = text.count("\n", 0, start) + 1
+    key = KEY_AT_LINE_START.match(text, start, match.start() + 1)
+    if key:
+        return f"{path}:{line}: key {shown(key.group(1))} holds {problem}"
+    return f"{path}:{line}: {problem}"
 
 
 def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConfig:
@@ -148,6 +173,12 @@ def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConf
         if values["max_tokens_field"] not in MAX_TOKENS_FIELDS:
             raise fail("max_tokens_field", f"key 'max_tokens_field' must be {KEYS['max_tokens_field'][2]}, "
                                            f"got {shown(values['max_tokens_field'])}")
+    too_deep = _too_deep(values.get("params", {}))
+    if too_deep is not None:
+        line = _line_of_param(text, too_deep)
+        where = f"{path}:{line}" if line else path
+        raise UserError(f"{where}: [params] key {_dotted(too_deep)!r} is nested more than {MAX_PARAMS_DEPTH} "
+                        "levels deep")
     for key_path, problem in _json_problems(values.get("params", {})):
         line = _line_of_param(text, key_path)
         where = f"{path}:{line}" if line else path
@@ -250,6 +281,19 @@ def masked(url: str) -> str:
     return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1<credentials>@", url)
 
 
+def _too_deep(params: dict) -> tuple | None:
+    """The key path of the first [params] value nested more than MAX_PARAMS_DEPTH keys and array positions
+    deep (`a.b` is 2, `stop[0]` is 2), or None. Iterative: a 2,000-part dotted key must not exhaust the stack."""
+    stack: list[tuple[Any, tuple]] = [(params, ())]
+    while stack:
+        value, key_path = stack.pop()
+        if len(key_path) > MAX_PARAMS_DEPTH:
+            return key_path
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        stack.extend((inner, (*key_path, key)) for key, inner in reversed(list(items)))
+    return None
+
+
 def _json_problems(value: Any, key_path: tuple = ()):
     """(key path, problem) for each [params] value a JSON body cannot carry: TOML dates and times, nan, inf."""
     if isinstance(value, dict):
@@ -273,7 +317,7 @@ def _dotted(key_path: tuple) -> str:
         else:
             name = part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else '"' + part.replace('"', '\\"') + '"'
             text += ("." if text else "") + name
-    return shown(text)[1:-1] if len(text) > 60 else text
+    return text if len(text) <= 60 else f"{text[:60]}… ({len(text):,} characters)"
 
 
 def _line_of_param(text: str, key_path: tuple) -> int | None:

@@ -123,7 +123,8 @@ def trace_row(config: ModelConfig, request: Request, outcome: Outcome, previous:
 def trace_line(row: TraceRow, api_key: str | None) -> str:
     """The row as one JSON line, always strict UTF-8 JSON, with the key redacted in every spelling.
 
-    The key is redacted from every string of the row (a reply or an error body may spell it
+    The key, and every run of `apikey.piece_length` of its characters (a server may cut it in
+    pieces), is redacted from every string of the row (a reply or an error body may spell it
     JSON-escaped or as \\uXXXX escapes); the dumped line is then searched once more, and in the
     unlikely case that the dump itself spells the key (across a string's end, in a number), the
     reply is withheld from the row. A row that cannot be encoded (a lone surrogate in some error

@@ -23,6 +23,10 @@ from common.traces import TornTail
 FSYNC_INTERVAL_S = 1.0
 
 
+class TraceWriteError(UserError):
+    """Appending to the trace failed (a full disk, a file-size limit): the run stops, the rows written stay."""
+
+
 def move_torn(path: str | Path, torn: TornTail) -> Path:
     """Move the torn bytes into `<path>.torn-<UTC timestamp>`, then cut them from `path`.
 
@@ -34,10 +38,15 @@ def move_torn(path: str | Path, torn: TornTail) -> Path:
     with open(path, "rb") as source:
         source.seek(torn.offset)
         tail = source.read()
-    with open(aside, "xb") as f:
-        f.write(tail)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(aside, "xb") as f:
+            f.write(tail)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:  # a full disk: nothing is cut from the trace
+        aside.unlink(missing_ok=True)
+        raise UserError(f"could not move the torn last line of {path} aside into {aside}: "
+                        f"{exc.strerror or exc}; the trace is unchanged") from None
     with open(path, "r+b") as f:
         f.truncate(torn.offset)
         f.flush()
@@ -70,28 +79,47 @@ class TraceWriter:
                             "finish (or stop it), then run again") from None
         self.lock = threading.Lock()
         self.last_sync = time.monotonic()
+        self.failed: TraceWriteError | None = None
 
     def append(self, line: str) -> None:
+        """Append one row. A write that fails (a full disk, a file-size limit) may have written part of the
+        line: the writer then refuses every later row, so that the cut line stays the last one (a torn tail,
+        which `--move-torn` sets aside) and no row follows it."""
         if not line.endswith("\n") or "\n" in line[:-1]:
             raise ValueError("a trace row must be exactly one line ending in a newline")
         data = line.encode("utf-8")
         with self.lock:
             if self.fd < 0:
                 raise RuntimeError(f"{self.path}: trace writer already closed")
-            view = memoryview(data)
-            while view:
-                written = os.write(self.fd, view)
-                view = view[written:]
-            if time.monotonic() - self.last_sync >= FSYNC_INTERVAL_S:
-                os.fsync(self.fd)
-                self.last_sync = time.monotonic()
+            if self.failed is not None:
+                raise self.failed
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(self.fd, view)
+                    view = view[written:]
+                if time.monotonic() - self.last_sync >= FSYNC_INTERVAL_S:
+                    os.fsync(self.fd)
+                    self.last_sync = time.monotonic()
+            except OSError as exc:
+                self.failed = TraceWriteError(
+                    f"could not append to {self.path}: {exc.strerror or exc}; rows written so far are kept; "
+                    "rerun to continue (--move-torn if the last line is torn)")
+                raise self.failed from None
 
     def close(self) -> None:
         with self.lock:
             if self.fd >= 0:
-                os.fsync(self.fd)
-                os.close(self.fd)
-                self.fd = -1
+                fd, self.fd = self.fd, -1
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    if self.failed is None:  # else the error that stopped the run is the one to report
+                        self.failed = TraceWriteError(f"could not write {self.path} to disk: {exc.strerror or exc}; "
+                                                      "rerun to check and continue")
+                        raise self.failed from None
+                finally:
+                    os.close(fd)
 
     def __enter__(self) -> TraceWriter:
         return self

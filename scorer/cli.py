@@ -14,6 +14,7 @@ from pathlib import Path
 from common import files, jsonl
 from common.argtypes import positive_int
 from common.errors import UserError
+from common.records import Label
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CACHE = ROOT / "data" / "cache" / "nli-cache.sqlite"
@@ -212,16 +213,19 @@ def run_nli_export(args) -> int:
 
 
 def _models_in(labels_path: Path) -> set[str]:
-    """The entailment models named in a labels file; lines that are not JSON objects (or not UTF-8) are skipped,
+    """The entailment models named in a labels file, each row read as a `Label` (a malformed one is a
+    UserError naming file, line and field). Lines that are not JSON objects (or not UTF-8) are skipped,
     since the audit has already reported the first line that differs."""
     models = set()
-    for line in labels_path.read_bytes().splitlines():
+    for number, line in enumerate(labels_path.read_bytes().split(b"\n"), start=1):
         try:
-            sha = jsonl.parse(line).get("nli_model_sha256")
-        except (jsonl.BadJson, AttributeError):
+            row = jsonl.parse(line)
+        except jsonl.BadJson:
             continue
-        if sha:
-            models.add(sha)
+        if isinstance(row, dict):
+            sha = Label.from_row(row, f"{labels_path}:{number}").nli_model_sha256
+            if sha:
+                models.add(sha)
     return models
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file as file_sha256
+from common.records import shown
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL_DIR = ROOT / "models" / "deberta-large-mnli"
@@ -29,6 +30,7 @@ ENV_VAR = "SEAM_NLI_MODEL"
 MANIFEST = "MANIFEST.json"
 REQUIRED_FILES = ("model.onnx", "tokenizer.json", "labels.json")
 ENTAILMENT = "ENTAILMENT"
+MAX_LENGTH = 4096  # tokens; DeBERTa takes 512: a sane cap, far below what the tokenizer or numpy overflow at
 
 
 @dataclass(frozen=True)
@@ -120,14 +122,23 @@ def _model_info(directory: Path, sha256: str) -> ModelInfo:
     try:
         id2label = info["id2label"]
         labels = tuple(str(id2label[str(i)]).upper() for i in range(len(id2label)))
-        max_length = int(info["max_length"])
-        pad_token_id = int(info["pad_token_id"])
+        max_length, pad_token_id = info["max_length"], info["pad_token_id"]
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{path}: expected id2label (\"0\".. \"N-1\"), max_length and pad_token_id "
                         f"({type(exc).__name__}: {exc})") from None
+    if not _integer(max_length) or not 1 <= max_length <= MAX_LENGTH:
+        raise UserError(f"{path}: key 'max_length' is {shown(max_length)}, expected an integer from 1 to "
+                        f"{MAX_LENGTH} (the longest token sequence the model accepts)")
+    if not _integer(pad_token_id) or pad_token_id < 0:  # its upper bound is the tokenizer's (scorer.nli.load)
+        raise UserError(f"{path}: key 'pad_token_id' is {shown(pad_token_id)}, expected an integer >= 0 "
+                        "(a token id)")
     if ENTAILMENT not in labels:
         raise UserError(f"{path}: no {ENTAILMENT} label in {list(labels)}")
     return ModelInfo(directory, sha256, labels, labels.index(ENTAILMENT), max_length, pad_token_id)
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _read_json(path: Path) -> dict:

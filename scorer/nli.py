@@ -73,6 +73,16 @@ def load(directory: str | os.PathLike, threads: int = DEFAULT_THREADS) -> NliSes
         raise UserError(f"{directory / 'tokenizer.json'}: not a tokenizer the tokenizers library can read "
                         f"({_first_line(exc)})") from None
     tokenizer.no_padding()
+    tokenizer.no_truncation()
+    labels_json = directory / "labels.json"
+    vocabulary = tokenizer.get_vocab_size(with_added_tokens=True)
+    if info.pad_token_id >= vocabulary:  # numpy would overflow, or onnxruntime's embedding lookup fail mid-run
+        raise UserError(f"{labels_json}: key 'pad_token_id' is {info.pad_token_id}, not a token of tokenizer.json "
+                        f"(0 to {vocabulary - 1})")
+    specials = len(tokenizer.encode("", "").ids)  # [CLS] [SEP] [SEP]: truncation cannot cut these
+    if info.max_length <= specials:  # the tokenizers library would then silently not truncate at all
+        raise UserError(f"{labels_json}: key 'max_length' is {info.max_length}, which leaves no room for text "
+                        f"after the {specials} special tokens of a pair")
     tokenizer.enable_truncation(max_length=info.max_length, strategy="longest_first")
     options = session_options(threads)
     try:

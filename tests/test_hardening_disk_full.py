@@ -192,3 +192,151 @@ def test_a_failed_first_write_into_a_new_folder_leaves_no_folder(tmp_path, monke
                                         r"nothing was written$"):
         jsonl.write(tmp_path / "deep" / "er" / "x.jsonl", [{"a": 1}], "labels")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- seam.py run: appending to the trace fails (issue 13, rerun) --------------------------------------------
+
+def test_run_under_a_file_size_limit_keeps_its_rows_and_resumes(tmp_path):
+    from support.fakeserver import config_keys, serve, toml_text
+    from support.samples import make_requests, write_requests
+
+    from common.traces import read_final
+
+    rows = make_requests(6)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    full = tmp_path / "full.jsonl"
+    out = tmp_path / "traces.jsonl"
+    with serve() as server:
+        config = tmp_path / "m.toml"
+        config.write_text(toml_text(config_keys(server, "openai", concurrency=1)))
+        base = ["run", config, "--requests", requests]
+        assert seam.main(list(map(str, [*base, "--out", full]))) == 0
+        lines = full.read_bytes().splitlines(keepends=True)
+        limit = len(lines[0]) + len(lines[1]) + len(lines[2]) // 2  # two rows fit, the third is cut short
+        done = run_limited([*base, "--out", out], limit)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        errors = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+        assert errors == [f"seam.py run: error: could not append to {out}: File too large; rows written so "
+                          "far are kept; rerun to continue (--move-torn if the last line is torn)"]
+        assert done.stderr.endswith(errors[0] + "\n")
+        kept = out.read_bytes()
+        assert len(kept) == limit and kept.count(b"\n") == 2  # the rows before, then one torn line and no more
+        assert seam.main(list(map(str, [*base, "--out", out, "--move-torn"]))) == 0
+    final = read_final(out).final
+    assert sorted(final) == sorted(row.id for row in rows) and {row.status for row in final.values()} == {"ok"}
+
+
+def test_run_on_a_full_disk_keeps_its_rows(tmp_path, monkeypatch):
+    from support.fakeserver import config_keys, serve, toml_text
+    from support.samples import make_requests, write_requests
+
+    rows = make_requests(5)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    out = tmp_path / "traces.jsonl"
+    real_write, calls = os.write, []
+
+    def full_from_the_third_row(fd, data):
+        if os.path.realpath(f"/proc/self/fd/{fd}") == str(out):
+            calls.append(fd)
+            if len(calls) >= 3:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    with serve() as server:
+        config = tmp_path / "m.toml"
+        config.write_text(toml_text(config_keys(server, "openai", concurrency=2)))
+        monkeypatch.setattr(os, "write", full_from_the_third_row)
+        with pytest.raises(UserError) as caught:
+            seam_run = ["run", str(config), "--requests", str(requests), "--out", str(out)]
+            from seam import build_parser
+            args = build_parser().parse_args(seam_run)
+            args.func(args)
+    assert str(caught.value) == (f"could not append to {out}: No space left on device; rows written so far are "
+                                 "kept; rerun to continue (--move-torn if the last line is torn)")
+    assert out.read_bytes().count(b"\n") == 2 and out.read_bytes().endswith(b"\n")
+
+
+def test_a_torn_line_that_cannot_be_moved_aside_leaves_the_trace_unchanged(tmp_path):
+    from support.samples import make_requests, trace_row, write_requests
+
+    rows = make_requests(2)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    out = tmp_path / "traces.jsonl"
+    out.write_bytes(jsonl.dumps(trace_row(rows[0].id)).encode() + b'{"id": "torn' + b"x" * 5000)
+    before = out.read_bytes()
+    config = tmp_path / "m.toml"
+    config.write_text('name = "synthetic-model"\nprovider = "openai"\nmodel = "m"\n'
+                      'base_url = "http://127.0.0.1:9/v1"\nmax_tokens = 5\n')
+    done = run_limited(["run", config, "--requests", requests, "--out", out, "--move-torn"], 4096)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"seam.py run: error: could not move the torn last line of {out} aside into "
+                                  f"{out}.torn-")
+    assert done.stderr.endswith(": File too large; the trace is unchanged\n")
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "m.toml", "requests.jsonl", "traces.jsonl"]
+
+
+# --- validity --execute under limits the sandbox cannot raise (issue 13, rerun) -----------------------------
+
+def run_with_limits(argv, limits: dict) -> subprocess.CompletedProcess:
+    """seam.py in a child process started with these rlimits (soft = hard: no unprivileged process raises them;
+    the machine's root lacks CAP_SYS_RESOURCE in most containers, and the test is skipped where it has it)."""
+    def set_limits():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        for which, value in limits.items():
+            resource.setrlimit(which, (value, value))
+
+    return subprocess.run([sys.executable, "-B", str(ROOT / "seam.py"), *map(str, argv)], capture_output=True,
+                          text=True, cwd=ROOT, preexec_fn=set_limits,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+def can_raise_hard_limits() -> bool:
+    done = subprocess.run([sys.executable, "-c", "import resource as r\nr.setrlimit(r.RLIMIT_NOFILE, (64, 64))\n"
+                           "r.setrlimit(r.RLIMIT_NOFILE, (65, 65))\n"], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(can_raise_hard_limits(), reason="this process may raise its hard limits (CAP_SYS_RESOURCE)")
+@pytest.mark.parametrize(("limit", "value", "expected"), [
+    (resource.RLIMIT_FSIZE, 1000 * 1024, "at most 1048576 bytes per file written (RLIMIT_FSIZE), but the hard "
+                                         "limit this process inherited is 1024000 (`ulimit -f`)"),
+    (resource.RLIMIT_NOFILE, 20, "at most 64 open files (RLIMIT_NOFILE), but the hard limit this process "
+                                 "inherited is 20 (`ulimit -n`)"),
+    (resource.RLIMIT_AS, 600_000 * 1024, "at most 1073741824 bytes of address space (RLIMIT_AS), but the hard "
+                                         "limit this process inherited is 614400000 (`ulimit -v`)"),
+    (resource.RLIMIT_CPU, 3, "at most 4 CPU seconds (RLIMIT_CPU), but the hard limit this process inherited "
+                             "is 3 (`ulimit -t`)"),
+], ids=["file-size", "open-files", "address-space", "cpu"])
+def test_validity_execute_under_a_lower_inherited_limit_refuses_in_one_line(tmp_path, limit, value, expected):
+    jsonl.write(tmp_path / "a.jsonl", validity_rows(lambda c, condition: c.reference or c.artifact))
+    out = tmp_path / "tables"
+    assert seam.main(["validity", str(tmp_path / "a.jsonl"), "--out", str(out)]) == 0
+    before = snapshot(out)
+    done = run_with_limits(["validity", tmp_path / "a.jsonl", "--out", out, "--execute"], {limit: value})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+    assert len(errors) == 1 and done.stderr.endswith(errors[0] + "\n"), done.stderr
+    assert errors[0].startswith("seam.py validity: error: --execute: the sandbox runs each program with "
+                                + expected), errors[0]
+    assert errors[0].endswith("run seam.py where that limit is at least as high (e.g. a new shell without that "
+                              "ulimit); nothing was run")
+    assert snapshot(out) == before
+
+
+def test_validity_execute_without_a_usable_temporary_directory_is_one_line(tmp_path):
+    jsonl.write(tmp_path / "a.jsonl", validity_rows(lambda c, condition: c.reference or c.artifact))
+    out = tmp_path / "tables"
+    assert seam.main(["validity", str(tmp_path / "a.jsonl"), "--out", str(out)]) == 0
+    before = snapshot(out)
+    done = run_limited(["validity", tmp_path / "a.jsonl", "--out", out, "--execute"], 0)  # tempfile probes by writing
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (error,) = [line for line in done.stderr.splitlines() if line.startswith("seam.py")]
+    assert error.startswith("seam.py validity: error: --execute: cannot start the sandbox: No usable temporary "
+                            "directory found in ")
+    assert snapshot(out) == before

@@ -375,3 +375,62 @@ def test_a_name_holding_a_lone_surrogate_is_refused_with_file_and_line(tmp_path,
     assert (f"{tmp_path / 'in.jsonl'}:{line}: field 'model' holds a lone surrogate (U+DC80 at character 7), "
             "expected Unicode text") in err
     assert not (tmp_path / "out").exists()
+
+
+# --- the audit's note on the entailment model (issue 13, rerun) ------------------------------------------
+
+@pytest.mark.parametrize("value", [[1], 1.5, True, "\ud800", "not-a-checksum"],
+                         ids=["list", "float", "bool", "lone-surrogate", "not-hex"])
+def test_an_audit_of_labels_naming_no_checksum_as_their_model_is_one_line(scored, tmp_path, capsys, value):
+    # the labels differ from the rescore, so the audit reads them to say which entailment model made them
+    lines = (scored / "labels.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[1])
+    row["nli_model_sha256"] = value
+    lines[1] = json.dumps(row) + "\n"  # "\ud800" as its JSON escape, which UTF-8 files can carry
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(lines), encoding="utf-8")
+    line = one_error_line(capsys, ["audit", scored / "tr.jsonl", "--requests", scored / "req.jsonl",
+                                   "--labels", labels, "--no-nli"])
+    assert f"{labels}:2: field 'nli_model_sha256'" in line and "a SHA-256" in line
+    assert "\ud800" not in line
+
+
+def test_an_audit_names_the_entailment_model_its_labels_were_made_with(scored, tmp_path, capsys):
+    lines = (scored / "labels.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[1])
+    row["nli_model_sha256"] = "ab" * 32
+    lines[1] = json.dumps(row) + "\n"
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(lines), encoding="utf-8")
+    assert seam.main(["audit", str(scored / "tr.jsonl"), "--requests", str(scored / "req.jsonl"),
+                      "--labels", str(labels), "--no-nli"]) == 1
+    assert (f"note: the labels were made with entailment model {'ab' * 32}; this audit ran with no entailment "
+            "model") in capsys.readouterr().out
+
+
+# --- labels.json values out of range (issue 13, rerun) ----------------------------------------------------
+
+LABELS_JSON = json.loads((FIXTURE / "labels.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    ("max_length", -1, "key 'max_length' is -1, expected an integer from 1 to 4096"),
+    ("max_length", 1e308, "key 'max_length' is 1e+308, expected an integer from 1 to 4096"),
+    ("max_length", 0, "key 'max_length' is 0, expected an integer from 1 to 4096"),
+    ("max_length", 4097, "key 'max_length' is 4097, expected an integer from 1 to 4096"),
+    ("max_length", True, "key 'max_length' is True, expected an integer from 1 to 4096"),
+    ("max_length", "128", "key 'max_length' is '128', expected an integer from 1 to 4096"),
+    ("max_length", 2, "key 'max_length' is 2, which leaves no room for text after the 3 special tokens of a pair"),
+    ("pad_token_id", 1e12, "key 'pad_token_id' is 1000000000000.0, expected an integer >= 0"),
+    ("pad_token_id", 1e308, "key 'pad_token_id' is 1e+308, expected an integer >= 0"),
+    ("pad_token_id", -1, "key 'pad_token_id' is -1, expected an integer >= 0"),
+    ("pad_token_id", 10**12, "key 'pad_token_id' is 1000000000000, not a token of tokenizer.json (0 to 419)"),
+    ("pad_token_id", 420, "key 'pad_token_id' is 420, not a token of tokenizer.json (0 to 419)"),
+])
+def test_labels_json_values_out_of_range_are_one_line_naming_file_and_key(scored, tmp_path, capsys, key, value,
+                                                                         expected):
+    model = model_copy(tmp_path, labels_json=json.dumps({**LABELS_JSON, key: value}).encode())
+    err = one_error_line(capsys, ["score", scored / "tr.jsonl", "--requests", scored / "req.jsonl",
+                                  "--out", tmp_path / "l.jsonl", "--model-dir", model, "--no-cache"])
+    assert f"{model / 'labels.json'}: {expected}" in err
+    assert not (tmp_path / "l.jsonl").exists()

@@ -187,3 +187,47 @@ def test_redact_hides_the_key_but_leaves_short_keys_alone():
     assert redact("bad key sk-test-0123456789!", "sk-test-0123456789") == "bad key <redacted>!"
     assert redact("a text with x in it", "x") == "a text with x in it"
     assert redact("nothing", None) == "nothing"
+
+
+# --- what tomllib itself cannot read, and [params] nested past any real request body (issue 13) -----------
+
+DIGITS = "1" * 5_000  # past Python's 4,300-digit limit for reading an integer: ValueError inside tomllib
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("max_tokens = 4096", f"max_tokens = {DIGITS}", r":7: key 'max_tokens' holds an integer of more than 4,300 digits"),
+    ("seed = 0", f"seed = {DIGITS}", r":14: key 'seed' holds an integer of more than 4,300 digits"),
+    ('name = "gpt-x-2026-01"', f"name = {DIGITS[:300]}_{DIGITS}", r":1: key 'name' holds an integer of more than"),
+    ("seed = 0", f"seed = [1, 2,\n  {DIGITS}]", r":15: an integer of more than 4,300 digits"),
+])
+def test_an_integer_too_long_to_read_is_one_line_naming_its_line_and_key(tmp_path, old, new, expected):
+    with pytest.raises(UserError, match=r"^\S*model\.toml" + expected):
+        load_config(write(tmp_path, GOOD.replace(old, new)))
+
+
+@pytest.mark.parametrize("nested", ["[" * 5_000 + "]" * 5_000, "{a = " * 2_000 + "1" + "}" * 2_000],
+                         ids=["arrays", "inline-tables"])
+def test_toml_nested_too_deeply_to_read_is_one_line_naming_the_file(tmp_path, nested):
+    path = write(tmp_path, GOOD.replace("seed = 0", f"stop = {nested}"))
+    with pytest.raises(UserError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: not valid TOML (nested too deeply to read)"
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ("a" + ".a" * 1_999 + " = 1", r":15: \[params\] key 'a\.a\.a.*' is nested more than 32 levels deep"),
+    ("stop = " + "[" * 40 + "]" * 40, r":15: \[params\] key 'stop\[0\]\[0\].*' is nested more than 32 levels deep"),
+    ("[params.b]\n" + "a" + ".a" * 31 + " = 1",
+     r":16: \[params\] key 'b\.a\.a.*… \(65 characters\)' is nested more than 32"),
+])
+def test_params_nested_more_than_32_levels_are_refused(tmp_path, params, expected):
+    with pytest.raises(UserError, match=r"^\S*model\.toml" + expected):
+        load_config(write(tmp_path, GOOD.replace("seed = 0", f"seed = 0\n{params}")))
+
+
+def test_params_nested_32_levels_still_load(tmp_path):
+    config = load_config(write(tmp_path, GOOD.replace("seed = 0", "seed = 0\na" + ".a" * 31 + " = 1")))
+    value, depth = config.params["a"], 1
+    while isinstance(value, dict):
+        value, depth = value["a"], depth + 1
+    assert (value, depth) == (1, 32)

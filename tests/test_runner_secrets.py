@@ -4,7 +4,8 @@ A canary key is planted and every file a run wrote, and everything it printed,
 is searched for it in each form it could take there: as is, JSON-escaped once,
 twice or three times, as \\uXXXX escapes (either case), as Python's repr
 escapes it, and its first and last 12 characters in each of those forms (a
-key cut in half by a truncated error body still leaks).
+key cut in half by a truncated error body still leaks). A server that cuts the
+key in two across two fields of a reply leaves no run of 12 of its characters.
 """
 
 from __future__ import annotations
@@ -197,3 +198,86 @@ def test_a_lone_surrogate_outside_the_reply_is_replaced_and_said():
     assert written["status"] == "failed" and written["attempts"][0]["error"] == "connection error: \ufffd"
     assert written["reason"] == ("gave up; the row held 1 lone surrogate escape(s), which are not Unicode text (the "
                                  "first in row.attempts[0].error); recorded as U+FFFD")
+
+
+# --- a key cut into pieces (issue 13, rerun) ------------------------------------------------------------------
+
+LONG_KEY = "sk-CANARY-7f3Q9zX1pL2mN8vB4cR6tY0w"  # 34 characters: halves of 17
+LONG_QUOTED_KEY = 'sk-CAN"ARY\\/5kT8pQ2wE9rY4uI7oP1aS3d'
+
+
+def spellings(piece: str) -> set[str]:
+    """`piece` as is, JSON-escaped once or twice, and as \\uXXXX escapes (either case)."""
+    unicode = "".join(f"\\u{ord(c):04x}" for c in piece)
+    found = {piece, unicode, unicode.upper().replace("\\U", "\\u")}
+    for spelling in list(found):
+        once = json.dumps(spelling, ensure_ascii=False)[1:-1]
+        found.update({once, json.dumps(once, ensure_ascii=False)[1:-1]})
+    return found
+
+
+def assert_no_run_of(key: str, length: int, texts: dict[str, bytes]) -> None:
+    """No `length` consecutive characters of the key, in any of those spellings, anywhere in `texts`."""
+    windows = {key[i:i + length] for i in range(len(key) - length + 1)}
+    forms = {form.encode("utf-8", "surrogatepass") for window in windows for form in spellings(window)}
+    for name, data in texts.items():
+        for form in forms:
+            assert form not in data, (name, form)
+
+
+@pytest.mark.parametrize("key", [LONG_KEY, LONG_QUOTED_KEY], ids=["plain", "quoted"])
+@pytest.mark.parametrize("provider", providers.NAMES)
+def test_a_key_cut_in_two_leaves_no_half_in_any_file(tmp_path, monkeypatch, capsys, provider, key):
+    monkeypatch.setenv(VARIABLE, key)
+    rows = make_requests(3)
+    requests = tmp_path / "requests.jsonl"
+    write_requests(requests, rows)
+    out = tmp_path / "traces.jsonl"
+    # the first half of the key ends the output, the second half is in another field of the reply
+    script = {rows[0].message: ["split"], rows[1].message: ["split-u"], rows[2].message: ["500", "split"]}
+    with serve(script) as server:
+        config = tmp_path / "m.toml"
+        config.write_text(toml_text(config_keys(server, provider, api_key_env=VARIABLE, max_retries=1)))
+        assert seam.main(["run", str(config), "--requests", str(requests), "--out", str(out)]) == 0
+    assert seam.main(["score", str(out), "--requests", str(requests), "--out", str(tmp_path / "labels.jsonl"),
+                      "--no-nli"]) == 0
+    captured = capsys.readouterr()
+    final = read_final(out).final
+    assert {row.status for row in final.values()} == {"ok"}
+    half = len(key) // 2
+    for row in final.values():  # the edit is kept, the half of the key after it is not
+        assert row.output.startswith("EDITED<") and row.output.endswith("><redacted>"), row.output
+    assert_no_run_of(key, 12, {**written_files(tmp_path), "stdout": captured.out.encode(),
+                               "stderr": captured.err.encode()})
+    assert any(key[:half] in value or key[half:] in value for received in server.received
+               for value in received["headers"].values())  # the halves were the key's
+
+
+def test_ordinary_text_is_unchanged_by_the_redaction_of_pieces():
+    from pathlib import Path
+
+    from common import jsonl
+    from runner.apikey import redact_value
+
+    released = Path(__file__).resolve().parents[1] / "data" / "traces" / "smollm2-135m.jsonl"
+    for key in (LONG_KEY, LONG_QUOTED_KEY, KEY, "sk-proj-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY"):
+        for _, row in jsonl.read(released):
+            assert redact_value(row, key) == row
+
+
+def test_a_run_of_the_key_is_redacted_from_its_piece_length_on_and_in_linear_time():
+    import time
+
+    from runner.apikey import leaks, piece_length, redact
+
+    assert [piece_length("k" * size) for size in (8, 16, 20, 24, 34, 200)] == [8, 8, 10, 12, 12, 12]
+    key = LONG_KEY
+    assert redact(f"a {key[5:17]} b", key) == "a <redacted> b"  # 12 characters
+    assert redact(f"a {key[5:16]} b", key) == f"a {key[5:16]} b" and not leaks(f"a {key[5:16]} b", key)  # 11
+    escaped = "".join(f"\\u{ord(c):04X}" for c in key[20:]) + "\\n" + json.dumps(key[:13])[1:-1]
+    assert redact(escaped, key) == "<redacted>\\n<redacted>"
+    assert redact(f"{key[:12]}\\\\{key[12:24]}", key) == "<redacted>"  # backslashes inside a run are spelling
+    for text, pattern_key in [("a" * 1_000_000, "a" * 40), (key[:20] * 50_000, key), ("\\u0061" * 200_000, "a" * 40)]:
+        started = time.perf_counter()
+        assert redact(text, pattern_key).count("<redacted>") >= 1
+        assert time.perf_counter() - started < 5, (pattern_key[:8], len(text))

@@ -418,14 +418,16 @@ def test_the_parent_accepts_only_a_verdict_from_the_fixed_vocabulary(line):
     assert (result.outcome, result.detail) == ("crashed", "invalid verdict")
 
 
-# A program that knows the runner's protocol writes its own record on the runner's pipe and exits at once.
+# A program that knows the runner's protocol reads the run's token out of the runner's memory (the frame that
+# called it: the program runs in the runner), writes its own record on the runner's pipe and exits at once.
 CLAIM = r'''
-import os, stat
-def claim(record):
+import os, stat, sys
+token = sys._getframe(2).f_locals['token']
+def claim(record, marked=True):
     for fd in range(3, 64):
         try:
             if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                os.write(fd, record)
+                os.write(fd, b'\n' + token + b' ' + record if marked else record)
         except OSError:
             pass
     os._exit(0)
@@ -435,15 +437,18 @@ def claim(record):
 @pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
 def test_a_program_that_knows_the_protocol_can_claim_only_a_verdict_of_the_vocabulary(layers):
     secret = "open('/etc/passwd').read().split(':')[0]"
-    for record, expected in [(f"('error 0 ' + {secret} + '\\n').encode()", ("crashed", "invalid verdict")),
-                             ("b'error 0 Leak_0x7f3a\\n'", ("crashed", "invalid verdict")),
-                             ("b'failed 7\\n'", ("crashed", "invalid verdict")),
-                             ("b'pwned\\n'", ("crashed", "invalid verdict")),
-                             ("b'passed\\n' + b'x' * 70000 + b'\\npassed\\n'", ("crashed", "invalid verdict")),
-                             ("b'error 1 KeyError\\n'", ("error", "KeyError in tests"))]:
-        result = run_program(program(CLAIM + f"claim({record})\n", TESTS), limits=FAST, **layers)
+    for claim, expected in [(f"('error 0 ' + {secret} + '\\n').encode()", ("crashed", "invalid verdict")),
+                            ("b'error 0 Leak_0x7f3a\\n'", ("crashed", "invalid verdict")),
+                            ("b'failed 7\\n'", ("crashed", "invalid verdict")),
+                            ("b'pwned\\n'", ("crashed", "invalid verdict")),
+                            ("b'passed' + b'x' * 70000 + b'\\n'", ("crashed", "invalid verdict")),
+                            ("b'passed'", ("crashed", "invalid verdict")),  # a line never ended
+                            ("b'\\npassed\\n', marked=False",  # the record without the token: not the runner's
+                             ("crashed", "exited with status 0 before the tests finished")),
+                            ("b'error 1 KeyError\\n'", ("error", "KeyError in tests"))]:
+        result = run_program(program(CLAIM + f"claim({claim})\n", TESTS), limits=FAST, **layers)
         assert_vocabulary(result)
-        assert (result.outcome, result.detail) == expected, record
+        assert (result.outcome, result.detail) == expected, claim
     # The limit of any in-process test harness, documented in docs/VALIDITY.md: the program runs in the process
     # that says how its tests ended, so it can claim "passed" (as it can by returning an object equal to anything).
     assert run_program(program(CLAIM + "claim(b'passed\\n')\n", TESTS), limits=FAST, **layers).outcome == "passed"
@@ -576,3 +581,93 @@ def test_no_new_process_even_as_root_without_the_guard(marker, layers):
     threads = run("import threading\nt = threading.Thread(target=lambda: None)\nt.start()\nt.join()\n", **layers)
     assert threads.outcome == "passed", threads  # threads are not processes
     assert_nothing_survives(marker)
+
+
+# Racing the runner's own verdict (issue 13, rerun): a thread, a signal handler or a profile hook of a program
+# that fails its tests keeps writing lines such as "passed" to every descriptor while, and after, the runner
+# writes its verdict. The verdict must be the tests' every time, never "passed".
+RACERS = {
+    "daemon thread, failing at once": r'''
+import os, threading, time
+def flood():
+    while True:
+        for fd in range(3, 64):
+            try:
+                os.write(fd, b'\npassed\n')
+            except OSError:
+                pass
+        time.sleep(0.0005)
+threading.Thread(target=flood, daemon=True).start()
+raise AssertionError
+''',
+    "daemon thread": r'''
+import os, threading, time
+def flood():
+    while True:
+        for fd in range(3, 64):
+            try:
+                os.write(fd, b'\npassed\n')
+            except OSError:
+                pass
+        time.sleep(0.0005)
+threading.Thread(target=flood, daemon=True).start()
+time.sleep(0.01)
+''',
+    "signal handler": r'''
+import os, signal
+def flood(*_):
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b'\npassed\n')
+        except OSError:
+            pass
+signal.signal(signal.SIGALRM, flood)
+signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)
+''',
+    "profile hook": r'''
+import os, sys
+def flood(*_):
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b'\npassed\n')
+        except OSError:
+            pass
+sys.setprofile(flood)
+''',
+}
+
+
+@pytest.mark.parametrize("layers", LAYERS.values(), ids=LAYERS.keys())
+@pytest.mark.parametrize("racer", RACERS, ids=RACERS.keys())
+def test_lines_racing_the_verdict_never_change_it(racer, layers):
+    failing = program(RACERS[racer] + "def add(a, b):\n    return a - b\n", TESTS)
+    verdicts = {run_program(failing, limits=FAST, **layers) for _ in range(20)}
+    assert len(verdicts) == 1, verdicts
+    (verdict,) = verdicts
+    part = "edited code" if racer.endswith("at once") else "check"
+    assert (verdict.outcome, verdict.detail) == ("failed", f"AssertionError in {part}"), verdict
+
+
+def test_the_supervisor_finds_the_token_line_however_the_pipe_is_cut_into_reads():
+    sys.path.insert(0, str(sandbox.CHILD.parent))
+    try:
+        import sandbox_child
+    finally:
+        sys.path.remove(str(sandbox.CHILD.parent))
+    token = b"0123456789abcdef" * 2
+    stream = (b"ready 1 " + token + b"\n" + b"\npassed\n" * 5000 + b"x" * 70000 + b"\n" + token + b" passed\n"
+              + b"\n" + token + b" failed 2\n" + b"\npassed\npass")
+    for size in (1, 7, 40, 41, 4096, len(stream)):
+        said = sandbox_child.RunnerLines()
+        for start in range(0, len(stream), size):
+            said.feed(stream[start:start + size])
+        assert said.ready.group(1, 2) == (b"1", token) and (said.line, said.complete) == (b"failed 2", True), size
+    for tail, expected in [(b"", (None, False)), (b"\n" + token + b" passed", (b"passed", False)),
+                           (b"\n" + token + b" " + b"x" * 500 + b"\n", (b"x" * 129, True))]:
+        said = sandbox_child.RunnerLines()
+        said.feed(b"ready 0 " + token + b"\npassed\n" + tail)
+        assert (said.line, said.complete) == expected
+    for first in (b"ready 1\n", b"passed\n", b"ready 1 " + token + b"x" * 200 + b"\n"):
+        said = sandbox_child.RunnerLines()
+        said.feed(first + b"\n" + token + b" passed\n")
+        assert said.ready is None and said.line is None

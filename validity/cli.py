@@ -47,7 +47,7 @@ def run_validity(args) -> int:
 
     from common.errors import UserError
     from validity import report
-    from validity.sandbox import available
+    from validity.sandbox import SandboxError, available
     from validity.summary import summary_lines
     from validity.tables import Options
 
@@ -61,8 +61,11 @@ def run_validity(args) -> int:
         if done == total or done % 50 == 0:
             print(f"validity: functional check {done}/{total} programs", file=sys.stderr)
 
-    result = report.build(args.traces, execute=args.execute, options=Options(max_days=args.max_days),
-                          progress=progress, labels=args.labels)
+    try:
+        result = report.build(args.traces, execute=args.execute, options=Options(max_days=args.max_days),
+                              progress=progress, labels=args.labels)
+    except SandboxError as exc:  # the sandbox could not run (its limits, no temporary directory): no verdicts
+        raise UserError(f"--execute: {exc}") from None
     if result.outputs == 0:  # empty tables would silently replace real ones in --out
         raise UserError(f"{', '.join(map(str, args.traces))}: no trace rows; nothing written to {out}")
     written = report.write(result, out)

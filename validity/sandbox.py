@@ -130,7 +130,10 @@ def run_program(parts: Sequence[tuple[str, str]], *, limits: Limits = DEFAULT_LI
         raise SandboxError(problem)
     parts = [(str(label), str(source)) for label, source in parts]
     nonce = secrets.token_hex(16)
-    scratch = Path(tempfile.mkdtemp(prefix="seam-sandbox-"))
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="seam-sandbox-"))
+    except OSError as exc:  # no usable temporary directory (a full disk, a file-size limit of 0, …)
+        raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
     try:
         workdir = scratch / "work"
         workdir.mkdir(mode=0o700)
@@ -141,6 +144,8 @@ def run_program(parts: Sequence[tuple[str, str]], *, limits: Limits = DEFAULT_LI
                           "processes": limits.processes}}
         lines, timed_out, returncode = _spawn(job, nonce, workdir, scratch / "output",
                                               limits.wall_seconds + GRACE_SECONDS)
+    except OSError as exc:  # no descriptor or process left for the pipes and the child, a full disk, …
+        raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return _verdict(lines, nonce, [label for label, _ in parts], timed_out=timed_out, returncode=returncode)

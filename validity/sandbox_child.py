@@ -22,15 +22,20 @@ on it or kills it:
                  signal sent to a namespace's init from inside) nor read it.
         runner   closes every descriptor but a pipe to the supervisor, drops
                  its capabilities, sets its limits and the guard, writes
-                 `ready`, runs the program, writes how it ended, exits.
+                 `ready` with a random token, runs the program, writes how it
+                 ended after the token, exits.
     (without the kernel layer the supervisor starts the runner itself)
 
 The program runs in the runner, so everything the runner holds is the
 program's: the verdict record is not evidence, only a claim. The supervisor
 therefore accepts it only in a fixed format (`passed`, `failed PART`, `error
-PART NAME`), as the last line the runner wrote before exiting with status 0,
-with PART an index into the job's parts and NAME a built-in exception class
-name; it builds the detail itself from its own copy of the labels. A program
+PART NAME`), as the last line on the pipe that carries the token the runner
+announced in `ready`, and only if the runner then exited with status 0, with
+PART an index into the job's parts and NAME a built-in exception class name;
+it builds the detail itself from its own copy of the labels. Lines without the
+token are the program's (a thread, a signal handler or a hook writing while or
+after the runner writes its verdict) and are ignored, so they cannot make the
+verdict depend on timing (`RunnerLines`). A program
 that knows this protocol can still claim `passed` (as it can by fooling its
 tests), but it cannot put anything outside that vocabulary into the tables,
 and it cannot reach the parent: the result pipe and the nonce are held by the
@@ -128,12 +133,15 @@ DIR_FD_EVENTS = {  # event -> indices of its dir_fd arguments (None unless the c
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
-# What the runner and the init may say, one line each; anything else is not a verdict.
-READY = re.compile(rb"ready ([01])")  # the seccomp filter on new processes applied (1) or not (0)
+# What the runner and the init may say; anything else is not a verdict. The runner: first `ready`, with whether
+# the seccomp filter on new processes applied (1) or not (0) and the run's token (32 hex digits, drawn by the
+# runner before the program runs), then, as its very last write, a line break, the token, a space and the record:
+READY = re.compile(rb"ready ([01]) ([0-9a-f]{32})")
 VERDICT = re.compile(rb"passed|failed (\d{1,4})|error (\d{1,4}) ([A-Za-z]{1,64})")
+VERDICT_BYTES = 128  # longer than any record: what is kept of a token line
 # and the init: first `proc 1` (the namespace's own /proc, or an empty one, is over the machine's) or `proc 0`, then
 INIT_STATUS = re.compile(rb"status (-?\d{1,3})")  # the runner's exit status (negative: killed by that signal)
-RECORD_BYTES = 1 << 16  # what the supervisor keeps of the runner's pipe; more is not a verdict
+RECORD_BYTES = 1 << 16  # what the supervisor keeps of the init's pipe
 
 
 class _Libc:
@@ -261,17 +269,35 @@ def own_proc(libc):
         return False
 
 
+class LimitError(Exception):
+    """An rlimit the sandbox sets is above the hard limit this process inherited, which it may not raise."""
+
+
 def set_limits(limits):
-    """The rlimits every process of the sandbox runs under; the runner then forbids new processes itself."""
+    """The rlimits every process of the sandbox runs under; the runner then forbids new processes itself.
+
+    Each is set exactly (soft = hard = the sandbox's value), never lowered further to fit an inherited hard
+    limit: a program run under less memory, fewer files or a smaller file size can get another verdict, so
+    such a limit is a LimitError (a setup error: nothing runs) naming it and the shell command that set it.
+    """
     import resource
 
     cpu = int(limits["cpu_seconds"])
     # soft = hard: the kernel sends SIGKILL at the limit (not the SIGXCPU a program could catch or ignore),
     # so a CPU timeout looks the same in every mode
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
+    wanted = [(resource.RLIMIT_CPU, "RLIMIT_CPU", cpu, "CPU seconds", "ulimit -t"),
+              (resource.RLIMIT_AS, "RLIMIT_AS", limits["memory_bytes"], "bytes of address space", "ulimit -v"),
+              (resource.RLIMIT_FSIZE, "RLIMIT_FSIZE", limits["file_bytes"], "bytes per file written", "ulimit -f"),
+              (resource.RLIMIT_NOFILE, "RLIMIT_NOFILE", limits["open_files"], "open files", "ulimit -n")]
+    for which, name, value, what, command in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):  # EPERM: raising a hard limit needs CAP_SYS_RESOURCE
+            hard = resource.getrlimit(which)[1]
+            raise LimitError(f"the sandbox runs each program with at most {value} {what} ({name}), but the hard "
+                             f"limit this process inherited is {hard} (`{command}`) and it may not raise it; a "
+                             "lower limit could change verdicts, so run seam.py where that limit is at least as "
+                             "high (e.g. a new shell without that ulimit); nothing was run") from None
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -455,8 +481,8 @@ def become_init(libc, status_w, verdict_w, inherited):
 def prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor):
     """In the runner, before the program: close what it must not hold, drop privileges, set limits and the guard.
 
-    Ends by writing `ready`, the first line on the verdict pipe, which only this
-    trusted code can write first.
+    Ends by writing `ready` with the run's token, the first line on the verdict pipe, which only this
+    trusted code can write first; returns the token.
     """
     for fd in inherited:
         os.close(fd)
@@ -471,17 +497,19 @@ def prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor):
         filtered = forbid_new_processes(libc)
     if job["guard"]:
         install_guard(job["workdir"])
-    os.write(verdict_w, b"ready %d\n" % filtered)
+    token = os.urandom(16).hex().encode("ascii")
+    os.write(verdict_w, b"ready %d %s\n" % (filtered, token))
+    return token
 
 
 def wait_for(pid, fds, deadline):
     """Wait until the child `pid` ends, or kill it at `deadline`; read the pipes `fds` meanwhile.
 
-    Reading while waiting means no writer ever blocks on a full pipe. Of each
-    pipe at most RECORD_BYTES are kept (the rest is read and dropped, and the
-    pipe marked as overflowed). Returns (Pipes, timed out, wait status).
+    Reading while waiting means no writer ever blocks on a full pipe. `fds[0]` is
+    the runner's pipe, scanned for its two lines (`RunnerLines`); of the init's
+    at most RECORD_BYTES are kept. Returns (Pipes, timed out, wait status).
     """
-    pipes = Pipes(fds)
+    pipes = Pipes(fds, fds[0])
     try:
         handle = os.pidfd_open(pid)
     except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
@@ -512,22 +540,24 @@ def wait_for(pid, fds, deadline):
 
 
 class Pipes:
-    """The read ends of the pipes from the init and the runner, and the first RECORD_BYTES of each."""
+    """The read ends of the pipes from the runner and the init: of the init's, the first RECORD_BYTES; of
+    the runner's (`runner`), only what `RunnerLines` looks for."""
 
-    def __init__(self, fds):
+    def __init__(self, fds, runner):
         self.open = list(fds)
-        self.kept = {fd: bytearray() for fd in fds}
-        self.overflowed = set()
+        self.kept = {fd: bytearray() for fd in fds if fd != runner}
+        self.runner = runner
+        self.said = RunnerLines()
 
     def read(self, ready):
         for fd in ready:
             chunk = os.read(fd, 65536)
             if not chunk:
                 self.open.remove(fd)
+            elif fd == self.runner:
+                self.said.feed(chunk)
             elif len(self.kept[fd]) + len(chunk) <= RECORD_BYTES:
                 self.kept[fd] += chunk
-            else:
-                self.overflowed.add(fd)
 
     def drain(self):
         """What is left in the pipes, whose writers are dead or killed now; never blocks on a stray writer."""
@@ -536,6 +566,60 @@ class Pipes:
             if not ready:
                 break
             self.read(ready)
+
+
+class RunnerLines:
+    """The two lines of the runner's pipe that count: the first (`ready FILTERED TOKEN`, written before the
+    program ran) and the last that the runner's final write made: a line break, the token, a space and the
+    record, in one write(2) of less than PIPE_BUF bytes, so never interleaved with another writer's bytes.
+
+    Everything else on the pipe is the program's (the runner's memory is the program's, and so is its pipe)
+    and is ignored, however much of it there is and whenever it comes: lines a thread, a signal handler or a
+    profile hook writes before or after the runner's verdict, racing it, cannot change the verdict. Only a
+    program that reads the token out of the runner's memory can write a line that counts (the limit of any
+    in-process harness: docs/VALIDITY.md). The scan is bytes.rfind over each chunk, with a carry of
+    len(marker) - 1 bytes for a marker cut between two reads: linear, and nowhere near the supervisor's
+    CPU limit however fast the program floods the pipe. Memory stays bounded.
+    """
+
+    def __init__(self):
+        self.head = bytearray()  # the first line, until it ends
+        self.ready = None  # READY's match, once the first line has come
+        self.failed = False  # the first line is no `ready`
+        self.marker = b""  # b"\n" + token + b" "
+        self.carry = b""
+        self.line = None  # what follows the last marker (up to VERDICT_BYTES + 1 bytes), or None
+        self.complete = False  # whether that line's end has come
+
+    def feed(self, chunk):
+        if self.ready is None:
+            if self.failed:
+                return
+            end = chunk.find(b"\n")
+            self.head += chunk[:VERDICT_BYTES + 1] if end < 0 else chunk[:min(end, VERDICT_BYTES + 1)]
+            if end < 0 or len(self.head) > VERDICT_BYTES:
+                self.failed = len(self.head) > VERDICT_BYTES
+                return
+            self.ready = READY.fullmatch(bytes(self.head))
+            if self.ready is None:
+                self.failed = True
+                return
+            self.marker = b"\n" + self.ready.group(2) + b" "
+            chunk = chunk[end:]  # from the line break that ends `ready`
+        buffer = self.carry + chunk
+        at = buffer.rfind(self.marker)
+        if at >= 0:
+            self.line, self.complete = b"", False
+            self._extend(buffer[at + len(self.marker):])
+        elif self.line is not None and not self.complete:
+            self._extend(chunk)
+        self.carry = buffer[max(0, len(buffer) - len(self.marker) + 1):]
+
+    def _extend(self, data):
+        end = data.find(b"\n")
+        piece = data if end < 0 else data[:end]
+        self.line += piece[:VERDICT_BYTES + 1 - len(self.line)]
+        self.complete = end >= 0
 
 
 def kill_descendants():
@@ -587,26 +671,21 @@ def own_children():
     return found
 
 
-def decide(records, overflowed, status, timed_out, labels, exception_names):
+def decide(said, status, timed_out, labels, exception_names):
     """(outcome, detail, seccomp filter applied) from what the runner wrote and how it ended; None: never ready.
 
-    `records` is what the runner wrote (its first RECORD_BYTES; `overflowed`
-    if there was more), `status` its exit status (negative: the signal that
-    killed it; None if unknown). Only two lines count: the first, which must
-    be `ready` (written before the program ran, so the runner's own), and the
-    last, which is taken for a verdict only when the runner then exited with
-    status 0 and the line is in the fixed format with a part that exists and
-    a built-in exception class. The detail is built here, from the labels
-    of the job.
+    `said` is the runner's pipe as `RunnerLines` found it, `status` the runner's exit status (negative: the
+    signal that killed it; None if unknown). Only two lines count: the first, which must be `ready`
+    (written before the program ran, so the runner's own), and the last one carrying the run's token, which
+    is taken for a verdict only when the runner then exited with status 0 and the record is in the fixed
+    format with a part that exists and a built-in exception class. The detail is built here, from the
+    labels of the job.
     """
-    lines = bytes(records).split(b"\n")
-    ready = READY.fullmatch(lines[0]) if len(lines) > 1 else None
-    if ready is None:
+    if said.ready is None:
         return ("timeout", "wall-clock limit", False) if timed_out else None
-    filtered = ready.group(1) == b"1"
-    said = lines[1:-1]  # the complete lines after `ready` (lines[-1] is whatever follows the last newline)
-    if status == 0 and said and lines[-1] == b"" and not overflowed:
-        verdict = VERDICT.fullmatch(said[-1])
+    filtered = said.ready.group(1) == b"1"
+    if status == 0 and said.complete:
+        verdict = VERDICT.fullmatch(said.line)
         if verdict is not None:
             if verdict.group(0) == b"passed":
                 return "passed", "", filtered
@@ -625,7 +704,7 @@ def decide(records, overflowed, status, timed_out, labels, exception_names):
             return "crashed", f"killed by {signal.Signals(-status).name}", filtered
         except ValueError:
             return "crashed", f"killed by signal {-status}", filtered
-    if status == 0 and (said or lines[-1] or overflowed):
+    if status == 0 and said.line is not None:
         return "crashed", "invalid verdict", filtered
     return "crashed", f"exited with status {status} before the tests finished", filtered
 
@@ -649,8 +728,7 @@ def supervise(job, child, kernel, layers, libc, read_ends, nonce_fd):
         proc = init_lines[0] == b"proc 1"
         relayed = INIT_STATUS.fullmatch(init_lines[1]) if len(init_lines) > 2 else None
         status = int(relayed.group(1)) if relayed else None
-    decided = decide(pipes.kept[verdict_r], verdict_r in pipes.overflowed, status, timed_out, labels,
-                     exception_names)
+    decided = decide(pipes.said, status, timed_out, labels, exception_names)
     if decided is None:
         code = "unknown" if status is None else status
         return nonce, {"kind": "setup", "detail": f"the sandbox child exited with status {code} "
@@ -710,7 +788,11 @@ def main():
     if libc is None:
         libc = load_libc()
     os.chdir(job["workdir"])
-    set_limits(limits)
+    try:
+        set_limits(limits)
+    except LimitError as exc:
+        report(read_nonce(nonce_fd), {"kind": "setup", "detail": str(exc)})
+        return 0
     verdict_r, verdict_w = os.pipe()
     status_r, status_w = os.pipe() if kernel else (-1, -1)
     if not kernel and libc is not None:
@@ -727,11 +809,14 @@ def main():
     if kernel:
         become_init(libc, status_w, verdict_w, inherited)  # returns only in the runner it starts
         inherited = [status_w]
-    prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor)
+    token = prepare_runner(job, libc, kernel, verdict_w, inherited, supervisor)
     del inherited, report
+    write, leave = os.write, os._exit  # taken before the program could replace them in the os module
     record = run_parts(job["parts"])
-    os.write(verdict_w, record)
-    os._exit(0)  # no atexit handlers or finalizers of the program run after the verdict
+    # One write(2) of less than PIPE_BUF bytes: whatever else the program's threads, signal handlers or hooks
+    # write to the pipe, before or after, lands before or after this line, never inside it, and has no token.
+    write(verdict_w, b"\n" + token + b" " + record)
+    leave(0)  # no atexit handlers or finalizers of the program run after the verdict
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ filter, bare, drop, slow[:s], trickle:s, 429[:seconds|date], any other status
 code (its error body echoes the credentials received; ":N" puts N filler
 characters before them, ":u" writes them as \\uXXXX escapes), malformed,
 shape, and replies that are valid HTTP but hostile JSON: echo (the output
-echoes the credentials), echo-u (the same, as \\uXXXX escapes), surrogate (a
+echoes the credentials), echo-u (the same, as \\uXXXX escapes), split (the
+key cut in two: the first half ends the output, the second is in another
+field), split-u (the same, as \\uXXXX escapes), surrogate (a
 lone surrogate escape in the output), deep:N (an extra field nested N levels
 deep), bigint (an integer of 5,000 digits), nan and inf (non-finite numbers).
 """
@@ -119,6 +121,15 @@ class Handler(BaseHTTPRequestHandler):
             payload = RESPONSES[kind](body, message, "ok")
             _replace_text(payload, edited(message), f"{edited(message)} credentials {SLOT}")
             return self._send_raw(200, _fill(payload, key, escaped=name == "echo-u"))
+        if name in ("split", "split-u"):  # a server that cuts the key in two, so that neither half is the key
+            raw = str(key).removeprefix("Bearer ")
+            half = len(raw) // 2
+            payload = RESPONSES[kind](body, message, "ok")
+            _replace_text(payload, edited(message), f"{edited(message)}{SLOT}")
+            payload["extra"] = {"note": SECOND_SLOT}
+            escaped = name == "split-u"
+            text = _fill(payload, raw[:half], escaped=escaped).decode()
+            return self._send_raw(200, text.replace(SECOND_SLOT, _spelled(raw[half:], escaped=escaped)).encode())
         if name in HOSTILE:
             payload = RESPONSES[kind](body, message, "ok")
             marker = "@@HOSTILE@@"
@@ -163,6 +174,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 SLOT = "@@CREDENTIALS@@"
+SECOND_SLOT = "@@SECOND-HALF@@"
 HOSTILE = {  # behaviour -> the JSON text put in the reply's "extra" field (not for surrogate)
     "surrogate": None,
     "deep": lambda arg: "[" * int(arg or 50_000) + "]" * int(arg or 50_000),
@@ -174,9 +186,12 @@ HOSTILE = {  # behaviour -> the JSON text put in the reply's "extra" field (not 
 
 def _fill(payload, key, *, escaped: bool) -> bytes:
     """The payload as JSON with SLOT replaced by the credentials, JSON-escaped or as \\uXXXX escapes."""
-    text, key = json.dumps(payload), str(key)
-    value = "".join(f"\\u{ord(c):04x}" for c in key) if escaped else json.dumps(key)[1:-1]
-    return text.replace(SLOT, value).encode()
+    return json.dumps(payload).replace(SLOT, _spelled(str(key), escaped=escaped)).encode()
+
+
+def _spelled(text: str, *, escaped: bool) -> str:
+    """`text` inside a JSON string: JSON-escaped, or every character as a \\uXXXX escape."""
+    return "".join(f"\\u{ord(c):04x}" for c in text) if escaped else json.dumps(text)[1:-1]
 
 
 def _replace_text(value, old, new):
