@@ -42,3 +42,17 @@ def pytest_runtest_setup(item):
             if on_ci():
                 pytest.fail(f"CI must run every test, but {exc}", pytrace=False)
             pytest.skip(f"a Debian source is missing: {exc}")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """A synthetic benchmark of 4 clusters per source (request rows) with one model's traces, for the
+    scorer's score, placebo, audit and entailment tests: root/req.jsonl and root/tr.jsonl."""
+    from common import jsonl
+    from scorer import synthetic
+
+    root = tmp_path_factory.mktemp("synthetic")
+    clusters = synthetic.clusters(per_source=4, seed=11)
+    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
+    jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
+    return root

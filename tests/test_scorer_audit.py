@@ -3,23 +3,9 @@
 import hashlib
 from pathlib import Path
 
-import pytest
-
 import seam
-from common import jsonl
-from scorer import synthetic
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny-deberta"
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    """A synthetic benchmark of 4 clusters per source with one model's traces."""
-    root = tmp_path_factory.mktemp("synthetic")
-    clusters = synthetic.clusters(per_source=4, seed=11)
-    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
-    jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
-    return root
 
 
 def score_cmd(dataset, out, *extra):

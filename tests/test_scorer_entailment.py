@@ -17,7 +17,7 @@ import pytest
 import seam
 from common import jsonl
 from common.errors import UserError
-from scorer import model_dir, synthetic
+from scorer import model_dir
 from scorer.entailment import ModelEntailer, argmax
 from scorer.nli_cache import NliCache
 
@@ -25,16 +25,6 @@ FIXTURE = Path(__file__).parent / "fixtures" / "tiny-deberta"
 REFERENCE = json.loads((FIXTURE / "reference.json").read_text(encoding="utf-8"))
 PAIRS = [tuple(p) for p in REFERENCE["pairs"]]
 SHA256 = hashlib.sha256((FIXTURE / "MANIFEST.json").read_bytes()).hexdigest()
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    """A synthetic benchmark of 4 clusters per source with one model's traces."""
-    root = tmp_path_factory.mktemp("synthetic")
-    clusters = synthetic.clusters(per_source=4, seed=11)
-    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
-    jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
-    return root
 
 
 def damaged_copy(tmp_path) -> Path:

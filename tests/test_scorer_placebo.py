@@ -2,25 +2,12 @@
 
 from pathlib import Path
 
-import pytest
-
 import seam
 from common import jsonl
-from scorer import synthetic
 from scorer.inputs import read_items, read_traces
 from scorer.placebo import donors, placebo
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny-deberta"
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    """A synthetic benchmark of 4 clusters per source with one model's traces."""
-    root = tmp_path_factory.mktemp("synthetic")
-    clusters = synthetic.clusters(per_source=4, seed=11)
-    jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
-    jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
-    return root
 
 
 def test_donors_are_a_fixed_derangement_within_genre_and_condition(dataset):
