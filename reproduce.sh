@@ -7,6 +7,7 @@
 # Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
 # data/labels/ (the determinism audit); 3 regenerate data/tables/ (from the rescored labels and
 # the traces) and compare; 3b regenerate each blinded review's report (data/review/) and compare;
+# 3c regenerate the HTML report (data/report.html) and compare;
 # 4 summarise.
 # The entailment tier runs only if the released labels were made with it (and the model is
 # then required); otherwise both sides are lexical-only and the script says so.
@@ -95,6 +96,15 @@ for review in ${reviews[@]+"${reviews[@]}"}; do
     bash -c '"$PY" seam.py review report "$1" "${@:4}" --out "$3" > /dev/null && "$PY" scripts/compare.py "data/review/$2" "$3"' _ \
     "$review" "$name" "$work/review-$name" "${labels[@]}"
 done
+
+# The page is made from the labels just rescored and from the tables and review reports just checked
+# against them (steps 2-3b), so a difference here is the page's own.
+if [ -f data/report.html ]; then
+  step "3c. regenerate the HTML report and compare with data/report.html" \
+    bash -c '"$PY" seam.py report --labels "$1/labels" --traces data/traces --tables data/tables --review data/review --out "$1/report.html" > /dev/null && "$PY" scripts/compare.py data/report.html "$1/report.html"' _ "$work"
+else
+  echo "no released report in data/report.html: nothing to compare"
+fi
 
 echo "== 4. summary"
 "$PY" -m stats.summary data/tables

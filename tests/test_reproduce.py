@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "scripts",
-         "data")
+PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "report",
+         "scripts", "data")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,158 @@
+"""Gather every treatment case the page shows: the message, the matched clean output, the verdict.
+
+One `Case` per label row. The page gets them as one JSON document (`payload`),
+built so that the same inputs give the same bytes: models sorted, cases in
+(model, benchmark order, condition) order, keys sorted. Each cluster's artifact
+is stored once and the messages refer to it, so the page holds every message
+of every condition without six copies of each paste.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmark.dataset import Benchmark
+from benchmark.render import render
+from common import jsonl
+from common.errors import UserError
+from common.normalize import contains_phrase
+from common.records import CONDITIONS, Cluster, Label, TraceRow, read, shown
+from common.traces import model_of, read_final
+from report.segments import Piece, message_pieces, output_pieces
+
+VERDICTS = ("absorbed", "not absorbed", "excluded")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One treatment row: its label, its treatment trace row and the matched clean one."""
+
+    label: Label
+    treatment: TraceRow
+    clean: TraceRow | None
+
+    @property
+    def verdict(self) -> str:
+        if not self.label.usable:
+            return "excluded"
+        return "absorbed" if self.label.absorbed else "not absorbed"
+
+    @property
+    def stopped_by_limit(self) -> bool:
+        return self.treatment.finish_reason == "length"
+
+    def remark_outside(self, witness: str | None) -> bool:
+        """Not absorbed, yet the remark's witness phrase is in what the extraction cut around the edited text."""
+        cut = f"{self.label.cut_before or ''}\n{self.label.cut_after or ''}"
+        return self.verdict == "not absorbed" and bool(witness) and contains_phrase(cut, witness)
+
+    def pieces(self) -> tuple[Piece, ...] | None:
+        if self.treatment.output is None:
+            return None
+        return output_pieces(self.treatment.output, cut_before=self.label.cut_before,
+                             cut_after=self.label.cut_after, commentary=self.label.cut_commentary,
+                             evidence=self.label.evidence)
+
+
+@dataclass(frozen=True)
+class ModelCases:
+    model: str
+    cases: tuple[Case, ...]  # benchmark order, then condition order
+    labels_path: Path
+    traces_path: Path
+
+
+def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark) -> tuple[ModelCases, ...]:
+    """Pair each label file with the trace file of its model; every label must find its trace rows."""
+    traces = {}
+    for path in trace_files:
+        trace = read_final(path)
+        model = model_of(trace)
+        if model is None:
+            continue
+        if model in traces:
+            raise UserError(f"{path}: a second trace file for model {shown(model)} (first: {traces[model].path})")
+        traces[model] = trace
+    order = {c.cluster: i for i, c in enumerate(benchmark.clusters)}
+    loaded: dict[str, ModelCases] = {}
+    for path in label_files:
+        labels = [(where, label) for where, label in read(path, Label)]
+        if not labels:
+            continue
+        model = labels[0][1].model
+        if model in loaded:
+            raise UserError(f"{path}: a second label file for model {shown(model)} "
+                            f"(first: {loaded[model].labels_path})")
+        if model not in traces:
+            raise UserError(f"{path}: labels of model {shown(model)}, but no trace file of that model was given")
+        trace = traces[model]
+        cases = []
+        for where, label in labels:
+            if label.model != model:
+                raise UserError(f"{where}: model {shown(label.model)}, but earlier rows are {shown(model)}")
+            if label.cluster not in order:
+                raise UserError(f"{where}: cluster {shown(label.cluster)} is not in the benchmark")
+            treatment = trace.final.get(label.id)
+            if treatment is None:
+                raise UserError(f"{where}: no trace row {shown(label.id)} in {trace.path}")
+            cases.append(Case(label, treatment, trace.final.get(f"{label.cluster}/clean")))
+        cases.sort(key=lambda c: (order[c.label.cluster], CONDITIONS.index(c.label.condition)))
+        loaded[model] = ModelCases(model, tuple(cases), path, trace.path)
+    if not loaded:
+        raise UserError("no label rows in the label files given")
+    return tuple(loaded[m] for m in sorted(loaded))
+
+
+def payload(models: tuple[ModelCases, ...], benchmark: Benchmark) -> dict:
+    """The JSON document the page's script reads: clusters with their messages, and every case."""
+    used = {c.label.cluster for m in models for c in m.cases}
+    clusters = {c.cluster: _cluster_entry(c) for c in benchmark.clusters if c.cluster in used}
+    cases = []
+    clean: dict[str, dict[str, str | None]] = {}
+    for index, mc in enumerate(models):
+        outputs = clean.setdefault(mc.model, {})
+        for case in mc.cases:
+            label = case.label
+            if case.clean is not None:
+                outputs[label.cluster] = case.clean.output
+            cases.append({
+                "model": index, "cluster": label.cluster, "condition": label.condition, "source": label.source,
+                "verdict": case.verdict, "tier": label.tier or "none", "extraction": label.extraction,
+                "reason": label.reason, "evidence": label.evidence, "commentary": label.cut_commentary,
+                "finish": case.treatment.finish_reason, "output": case.pieces(),
+                "clean_finish": case.clean.finish_reason if case.clean else None,
+            })
+    return {"models": [m.model for m in models], "clusters": clusters, "cases": cases, "clean": clean}
+
+
+def script_json(document: dict) -> str:
+    """JSON that can stand inside a <script> element: no "<", ">" or "&" as such, so no text can end it."""
+    text = jsonl.canonical(document)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _cluster_entry(cluster: Cluster) -> dict:
+    messages = {}
+    for condition in CONDITIONS:
+        trailing = cluster.trailing(condition)
+        message = render(cluster.instruction, cluster.artifact, cluster.comment.text, cluster.native.text,
+                         condition)
+        pieces = message_pieces(message, trailing.text if trailing else None)
+        messages[condition] = _artifact_referenced(pieces, cluster.artifact)
+    return {"source": cluster.source, "genre": cluster.genre, "artifact": cluster.artifact,
+            "comment": cluster.comment.text, "native": cluster.native.text, "messages": messages}
+
+
+def _artifact_referenced(pieces: tuple[Piece, ...], artifact: str) -> list[list]:
+    """The pieces with the first copy of the artifact replaced by ["artifact", null] (the page puts it back)."""
+    out: list[list] = []
+    done = False
+    for mark, text in pieces:
+        at = text.find(artifact) if not done and mark == "" and artifact else -1
+        if at < 0:
+            out.append([mark, text])
+            continue
+        out += [[mark, text[:at]], ["artifact", None], [mark, text[at + len(artifact):]]]
+        done = True
+    return [p for p in out if p[1] != ""]

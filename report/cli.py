@@ -1,0 +1,69 @@
+"""The `report` subcommand: one self-contained HTML page of the results, the specimens and every case."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from common.errors import UserError
+
+
+def add_commands(subparsers) -> None:
+    """Add `report` to seam.py's subcommands.
+
+    >>> parser = argparse.ArgumentParser(prog="seam.py")
+    >>> add_commands(parser.add_subparsers())
+    >>> args = parser.parse_args(["report", "--labels", "l", "--traces", "t", "--tables", "x", "--out", "r.html"])
+    >>> args.labels, args.traces, args.tables, args.review, args.out
+    ('l', 't', 'x', None, 'r.html')
+    """
+    parser = subparsers.add_parser(
+        "report", help="write one self-contained HTML page: results, figures, specimens, a case browser",
+        description="Write one HTML file that opens from disk in any browser (inline CSS, SVG and script, no\n"
+                    "external assets): the headline sentences and rates, the figures, a specimen gallery per\n"
+                    "model, a browser of every treatment case (filters, search, shareable #cluster/condition\n"
+                    "links), and the validity tables and review report. The same inputs give the same bytes.",
+        epilog="example:\n  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
+               "      --review data/review --out data/report.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--labels", required=True, metavar="DIR", help="label files, one per model (*.jsonl)")
+    parser.add_argument("--traces", required=True, metavar="DIR", help="the trace files the labels were made "
+                                                                       "from, one per model (*.jsonl)")
+    parser.add_argument("--tables", required=True, metavar="DIR", help="the tables of 'seam.py tables' and "
+                                                                       "'seam.py validity' (CSV, SVG)")
+    parser.add_argument("--review", default=None, metavar="DIR",
+                        help="a folder of review reports, one subfolder per model as 'seam.py review report' "
+                             "writes them (optional)")
+    parser.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write (replaced whole)")
+    parser.set_defaults(func=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from benchmark import dataset
+    from common.files import write_text
+    from common.jsonl import files_named
+    from report import cases
+    from report.page import Inputs, page
+
+    started = time.monotonic()
+    tables = _folder(args.tables, "--tables")
+    review = _folder(args.review, "--review") if args.review is not None else None
+    print("report: reading the benchmark, labels and traces", file=sys.stderr)
+    benchmark = dataset.load()
+    models = cases.load(files_named([args.labels], "label"), files_named([args.traces], "trace"), benchmark)
+    text = page(Inputs(models, benchmark, tables, review))
+    write_text(args.out, text, "the previous report is unchanged")
+    total = sum(len(m.cases) for m in models)
+    size = len(text.encode("utf-8"))
+    print(f"wrote {args.out}: {len(models)} models, {total} cases, {size / 1e6:.1f} MB "
+          f"({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+def _folder(value: str, option: str) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        raise UserError(f"{option} {value}: no such directory")
+    return path

@@ -1,0 +1,278 @@
+"""Assemble the one self-contained HTML page: tables and figures as HTML, the cases as JSON for the script.
+
+Everything a reader sees first (headline, tables, figures, validity) is plain
+HTML written here, so it shows before any script runs and without one; the
+gallery and the case browser are drawn by `page.js` from the JSON document of
+`cases.payload`. Every text from a file is escaped on the way in (`html.escape`
+here, `textContent` in the script, `script_json` for the data), so an output
+holding markup or "</script>" is shown as text and cannot run. The page has no
+date or machine name in it: the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmark.dataset import Benchmark
+from common.records import CONDITIONS
+from report.cases import VERDICTS, ModelCases, payload, script_json
+from report.gallery import KINDS, members
+
+HERE = Path(__file__).resolve().parent
+SPECIMENS_PER_KIND = 2
+FIGURES = (("rates.svg", "Absorption rate per model and condition, with 95% Wilson intervals."),
+           ("contrasts.svg", "Paired contrasts per model (Figure 2 style): difference in absorption rate with its "
+                             "95% Newcombe interval; Holm-significant contrasts are marked."))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the page is made from (the review folder is optional)."""
+
+    models: tuple[ModelCases, ...]
+    benchmark: Benchmark
+    tables: Path
+    review: Path | None
+
+
+def e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def page(inputs: Inputs) -> str:
+    """The whole HTML document as text."""
+    names = ", ".join(m.model for m in inputs.models)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>SEAM report: {e(names)}</title>",
+        f"<style>\n{(HERE / 'page.css').read_text(encoding='utf-8')}</style>",
+        "</head>",
+        "<body>",
+        _header(inputs),
+        "<main>",
+        _headline(inputs),
+        _figures(inputs),
+        _gallery(inputs),
+        _browser(inputs),
+        _validity(inputs),
+        "</main>",
+        f'<script id="seam-data" type="application/json">{script_json(payload(inputs.models, inputs.benchmark))}'
+        "</script>",
+        f"<script>\n{(HERE / 'page.js').read_text(encoding='utf-8')}</script>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- sections
+
+
+def _header(inputs: Inputs) -> str:
+    versions = sorted({c.label.scorer_version for m in inputs.models for c in m.cases})
+    cases = sum(len(m.cases) for m in inputs.models)
+    return "\n".join([
+        "<header>",
+        "<h1>SEAM: does a model put the remark typed after a paste into its edit?</h1>",
+        f'<p class="meta">{len(inputs.models)} model(s): {e(", ".join(m.model for m in inputs.models))} · '
+        f"{cases} treatment cases · scorer version {e(', '.join(versions))} · benchmark "
+        f"<code>{e(inputs.benchmark.sha256[:16])}</code></p>",
+        '<nav><a href="#headline">1. Headline</a> <a href="#figures">2. Figures</a> '
+        '<a href="#gallery">3. Specimens</a> <a href="#browser">4. Case browser</a> '
+        '<a href="#validity">5. Validity</a></nav>',
+        "</header>",
+    ])
+
+
+def _headline(inputs: Inputs) -> str:
+    out = ['<section id="headline">', "<h2>1. Headline</h2>"]
+    summary = _csv(inputs.tables / "summary.csv")
+    if summary is None:
+        out.append(_missing(inputs.tables / "summary.csv"))
+    else:
+        out.append('<ul class="statements">')
+        out += [f"<li>{e(row['statement'])}</li>" for row in summary]
+        out.append("</ul>")
+    rates = _csv(inputs.tables / "rates.csv")
+    if rates is None:
+        out.append(_missing(inputs.tables / "rates.csv"))
+    else:
+        out.append(_rates_table(rates))
+    notes = inputs.tables / "notes.md"
+    if notes.exists():
+        items = [line[2:] for line in notes.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
+        out.append('<ul class="notes">' + "".join(f"<li>{e(item)}</li>" for item in items) + "</ul>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _rates_table(rows: list[dict[str, str]]) -> str:
+    conditions = [c for c in CONDITIONS if any(r["condition"] == c for r in rows)]
+    models = sorted({r["model"] for r in rows})
+    cells = {(r["model"], r["condition"]): r for r in rows}
+    out = ['<table id="rates-table" class="rates">',
+           "<caption>Absorption rate per model and condition: the rate, its 95% Wilson interval, and "
+           "absorbed / usable pairs (clean is the baseline each treatment is compared with).</caption>",
+           "<thead><tr><th>model</th>" + "".join(f"<th>{e(c)}</th>" for c in conditions) + "</tr></thead>",
+           "<tbody>"]
+    for model in models:
+        row = [f"<tr><th>{e(model)}</th>"]
+        for condition in conditions:
+            r = cells.get((model, condition))
+            if r is None or not r["rate"]:
+                row.append(f'<td data-model="{e(model)}" data-condition="{e(condition)}">–</td>')
+                continue
+            row.append(f'<td data-model="{e(model)}" data-condition="{e(condition)}">'
+                       f'<span class="rate">{_percent(r["rate"])}</span> '
+                       f'<span class="ci">[{_percent(r["ci_low"], sign="")}, {_percent(r["ci_high"], sign="")}]</span> '
+                       f'<span class="count">{e(r["absorbed"])}/{e(r["n"])}</span></td>')
+        out.append("".join(row) + "</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+def _figures(inputs: Inputs) -> str:
+    out = ['<section id="figures">', "<h2>2. Figures</h2>"]
+    for name, caption in FIGURES:
+        path = inputs.tables / name
+        if not path.exists():
+            out.append(_missing(path))
+            continue
+        svg = path.read_text(encoding="utf-8")
+        out.append(f'<figure id="figure-{e(path.stem)}">{svg}<figcaption>{e(caption)}</figcaption></figure>')
+    contrasts = _csv(inputs.tables / "contrasts.csv")
+    if contrasts is not None:
+        out.append(_details("The paired contrasts behind the figure (contrasts.csv)", _table(contrasts), True))
+    others = [p for p in sorted(inputs.tables.glob("*.csv"))
+              if not p.name.startswith(("validity_", "rates.", "summary.", "contrasts."))]
+    for path in others:
+        out.append(_details(f"{path.name}", _table(_csv(path) or []), False))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _gallery(inputs: Inputs) -> str:
+    out = ['<section id="gallery">', "<h2>3. Specimen gallery</h2>",
+           '<p>Real cases of each kind, per model. Each shows the message (the remark and the <span class="seam">'
+           'seam</span> before it marked), the clean output of the same model, and the treatment output with '
+           'the <mark class="evidence">evidence</mark>, <span class="commentary">commentary cut</span> and '
+           '<span class="cut">text cut around the edit</span> marked.</p>']
+    for index, model in enumerate(inputs.models):
+        out.append(f'<h3 id="gallery-{e(model.model)}">{e(model.model)}</h3>')
+        of_kind = members(model, inputs.benchmark)
+        for kind in KINDS:
+            cases = of_kind[kind.key]
+            shown = cases[:SPECIMENS_PER_KIND]
+            out.append(f'<div class="kind" data-kind="{e(kind.key)}"><h4>{e(kind.title)} '
+                       f'<span class="tally">({len(cases)} case{"" if len(cases) == 1 else "s"}'
+                       f'{f", {len(shown)} shown" if cases else ""})</span></h4>')
+            out.append(f"<p>{e(kind.explanation)}</p>")
+            if not cases:
+                out.append(f'<p class="none">{e(_none_of(kind.key, model))}</p>')
+            for case in shown:
+                out.append(f'<div class="specimen" data-model="{index}" data-case="{e(case.label.id)}">'
+                           f'<a href="#{e(case.label.id)}">{e(case.label.id)}</a></div>')
+            out.append("</div>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _none_of(kind: str, model: ModelCases) -> str:
+    if kind == "entailment" and not any("entailment" in c.label.tiers_run for c in model.cases):
+        return "None: the entailment tier did not run on these labels (scored with --no-nli)."
+    return "None among this model's cases."
+
+
+def _browser(inputs: Inputs) -> str:
+    sources = sorted({c.label.source for m in inputs.models for c in m.cases})
+    tiers = ("witness", "content", "entailment", "none")
+    conditions = [c for c in CONDITIONS if any(x.label.condition == c for m in inputs.models for x in m.cases)]
+    filters = [("model", [m.model for m in inputs.models]), ("condition", conditions), ("source", sources),
+               ("verdict", list(VERDICTS)), ("tier", list(tiers))]
+    out = ['<section id="browser">', "<h2>4. Case browser</h2>",
+           "<p>Every treatment case. Filter, search by cluster id, and open a case: the link in the address "
+           "bar (<code>#cluster/condition</code>) opens the same case for anyone.</p>",
+           '<form id="filters" onsubmit="return false">']
+    for name, values in filters:
+        options = '<option value="">all</option>' + "".join(f'<option value="{e(v)}">{e(v)}</option>'
+                                                             for v in values)
+        out.append(f'<label>{e(name)} <select id="filter-{name}">{options}</select></label>')
+    out += ['<label>cluster <input id="filter-cluster" type="search" placeholder="e.g. humaneval-011"></label>',
+            "</form>",
+            '<div id="case-view" hidden></div>',
+            '<p id="cases-count" aria-live="polite"></p>',
+            '<div class="scroll"><table id="cases"><thead><tr><th>case</th><th>model</th><th>condition</th>'
+            "<th>source</th><th>verdict</th><th>tier</th></tr></thead><tbody></tbody></table></div>",
+            "<noscript><p>The case browser needs JavaScript.</p></noscript>",
+            "</section>"]
+    return "\n".join(out)
+
+
+def _validity(inputs: Inputs) -> str:
+    out = ['<section id="validity">', "<h2>5. Validity</h2>"]
+    tables = sorted(inputs.tables.glob("validity_*.csv"))
+    if not tables:
+        out.append("<p>No validity tables among the tables given (run <code>seam.py validity</code>).</p>")
+    for path in tables:
+        out.append(_details(path.name, _table(_csv(path) or []), path.name == "validity_provenance_flags.csv"))
+    out.append("<h3>Blinded human review</h3>")
+    reports = sorted(p.parent for p in inputs.review.glob("*/review_estimates.csv")) if inputs.review else []
+    if not reports:
+        out.append("<p>No review report given (<code>--review DIR</code>, as <code>seam.py review report</code> "
+                   "writes it).</p>")
+    for folder in reports:
+        out.append(f"<h4>{e(folder.name)}</h4>")
+        for path in sorted(folder.glob("review_*.csv")):
+            out.append(_details(path.name, _table(_csv(path) or []), path.name in ("review_estimates.csv",
+                                                                                   "review_confusion.csv")))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def _csv(path: Path) -> list[dict[str, str]] | None:
+    if not path.exists():
+        return None
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _table(rows: list[dict[str, str]]) -> str:
+    if not rows:
+        return "<p>(no rows)</p>"
+    header = list(rows[0])
+    out = ["<table>", "<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td{_numeric(row[h])}>{e(row[h])}</td>' for h in header) + "</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+def _numeric(value: str) -> str:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return ""
+    return ' class="num"'
+
+
+def _details(title: str, body: str, open_: bool) -> str:
+    return f'<details{" open" if open_ else ""}><summary>{e(title)}</summary>\n{body}\n</details>'
+
+
+def _missing(path: Path) -> str:
+    return f'<p class="none">Not available: no {e(path.name)} among the tables given.</p>'
+
+
+def _percent(value: str, sign: str = "%") -> str:
+    """A proportion from a table as a percentage with one decimal ("0.134228" -> "13.4%")."""
+    return f"{float(value) * 100:.1f}{sign}"

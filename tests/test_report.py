@@ -1,0 +1,215 @@
+"""The HTML report without a browser: its pieces, its escaping, its bytes, its errors (browser: test_report_browser)."""
+
+import csv
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import seam
+from benchmark import dataset
+from benchmark.render import render
+from common.records import Label, TraceRow
+from report import cases, gallery
+from report.segments import message_pieces, output_pieces
+from tests.support.reportdata import HOSTILE, ROOT, make_release
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    return make_release(tmp_path_factory.mktemp("report"))
+
+
+def page_data(text: str) -> dict:
+    start = text.index('<script id="seam-data" type="application/json">')
+    body = text[text.index(">", start) + 1: text.index("</script>", start)]
+    return json.loads(body)
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def test_message_pieces_mark_the_remark_and_the_seam_and_give_the_message_back():
+    pieces = message_pieces("Edit:\n\nA\n\nbtw x", "btw x")
+    assert pieces == (("", "Edit:\n\nA"), ("seam", "\n\n"), ("comment", "btw x"))
+    assert message_pieces("Edit:\n\nA", "btw x") == (("", "Edit:\n\nA"),)  # a remark that is not there
+
+
+def test_output_pieces_mark_cuts_commentary_and_evidence_in_place():
+    output = "Here you go:\nA fixed. I removed the note.\nbtw x it is.\nHope it helps!"
+    pieces = output_pieces(output, cut_before="Here you go:\n", cut_after="\nHope it helps!",
+                           commentary="I removed the note.", evidence="btw x it is.")
+    assert "".join(text for _, text in pieces) == output
+    assert pieces == (("cut", "Here you go:\n"), ("", "A fixed. "), ("commentary", "I removed the note."),
+                      ("", "\n"), ("evidence", "btw x it is."), ("cut", "\nHope it helps!"))
+
+
+def test_output_pieces_leave_unfound_label_texts_unmarked():
+    # A cut that is not the output's prefix, and evidence only inside the cut part, mark nothing.
+    pieces = output_pieces("abc def", cut_before="zzz", cut_after="def", evidence="def")
+    assert pieces == (("", "abc "), ("cut", "def"))
+
+
+def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
+    benchmark = dataset.load()
+    models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
+                        sorted((ROOT / "data" / "traces").glob("*.jsonl")), benchmark)
+    marked = {"evidence": 0, "cut": 0, "commentary": 0}
+    for model in models:
+        for case in model.cases:
+            pieces = case.pieces()
+            if pieces is None:
+                assert case.treatment.output is None
+                continue
+            assert "".join(text for _, text in pieces) == case.treatment.output, case.label.id
+            for mark, _ in pieces:
+                marked[mark] = marked.get(mark, 0) + 1
+    document = cases.payload(models, benchmark)
+    for name, cluster in document["clusters"].items():
+        source = benchmark.cluster(name)
+        for condition, pieces in cluster["messages"].items():
+            text = "".join(cluster["artifact"] if mark == "artifact" else piece for mark, piece in pieces)
+            trailing = source.trailing(condition)
+            assert text == render(source.instruction, source.artifact, source.comment.text,
+                                  source.native.text, condition), (name, condition)
+            assert [p[0] for p in pieces if p[0] in ("seam", "comment")] == (["seam", "comment"] if trailing else [])
+            if trailing:
+                assert pieces[-1] == ["comment", trailing.text]
+    assert marked["evidence"] > 400 and marked["cut"] > 500 and marked["commentary"] >= 1
+
+
+# ---------------------------------------------------------------- gallery
+
+
+def _case(**label_fields) -> cases.Case:
+    label = dict(id="humaneval-001/newline", model="m", cluster="humaneval-001", condition="newline",
+                 source="humaneval", genre="code", comment_id="casual-01", usable=True, absorbed=False, tier=None,
+                 evidence=None, reason=None, tiers_run=("witness", "content"), tiers_not_run=(), scorer_version="4",
+                 nli_model_sha256=None, extraction="markers", cut_before="", cut_after="", cut_commentary="")
+    label.update(label_fields)
+    row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open(encoding="utf-8").readline())
+    treatment = TraceRow.from_row(row, "x")
+    return cases.Case(Label(**label), treatment, None)
+
+
+def test_each_gallery_kind_takes_its_cases_and_no_others():
+    benchmark = dataset.load()
+    witness = benchmark.cluster("humaneval-001").comment.witness
+    examples = {
+        "witness": _case(absorbed=True, tier="witness"),
+        "content": _case(absorbed=True, tier="content"),
+        "entailment": _case(absorbed=True, tier="entailment"),
+        "code-comment": _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native"),
+        "outside": _case(cut_after=f"\n-----END TEXT-----\n{witness}"),
+        "commentary": _case(cut_commentary="I removed the remark."),
+        "limit": _case(usable=False, absorbed=None, reason="treatment unusable"),
+    }
+    for key, case in examples.items():
+        object.__setattr__(case.treatment, "finish_reason", "length" if key == "limit" else "stop")
+        kinds = {kind.key for kind in gallery.KINDS if kind.member(case, benchmark)}
+        expected = {"witness", "code-comment"} if key == "code-comment" else {key}
+        assert kinds == expected, key
+    assert not any(kind.member(_case(), benchmark) for kind in gallery.KINDS)  # a plain miss is no specimen
+
+
+def test_specimens_are_chosen_by_their_ids_alone(release):
+    benchmark = dataset.load()
+    models = cases.load(sorted(release.labels.glob("*.jsonl")), sorted(release.traces.glob("*.jsonl")), benchmark)
+    first = gallery.members(models[0], benchmark)
+    reversed_model = cases.ModelCases(models[0].model, tuple(reversed(models[0].cases)), Path("a"), Path("b"))
+    assert gallery.members(reversed_model, benchmark) == first
+
+
+# ---------------------------------------------------------------- the page
+
+
+def test_hostile_output_stays_text_in_the_page(release):
+    assert len(release.hostile_ids) == 2  # one per released model
+    text = release.report.read_text(encoding="utf-8")
+    # Outside the data block the hostile text never appears raw; inside it, no "<" at all.
+    assert "window.seamPwned" in text  # it is in the page (as JSON with escapes) ...
+    assert text.count("<script") == 2 and text.count("</script>") == 2  # ... but opens no script
+    assert "<img src=x" not in text and "<!-- &" not in text
+    data = page_data(text)
+    outputs = ["".join(t for _, t in c["output"]) for c in data["cases"] if c["output"]]
+    assert sum(o.endswith(HOSTILE) for o in outputs) == 2  # and reads back exactly
+
+
+def test_the_rates_table_shows_rates_csv(release):
+    text = release.report.read_text(encoding="utf-8")
+    with open(release.tables / "rates.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert rows
+    for row in rows:
+        cell = re.search(rf'<td data-model="{re.escape(html.escape(row["model"]))}" '
+                         rf'data-condition="{row["condition"]}">(.*?)</td>', text)
+        expected = (f'{float(row["rate"]) * 100:.1f}%', f'[{float(row["ci_low"]) * 100:.1f}, '
+                    f'{float(row["ci_high"]) * 100:.1f}]', f'{row["absorbed"]}/{row["n"]}')
+        assert re.sub("<[^>]+>", "", cell.group(1)).split(" ", 1)[0] == expected[0]
+        assert all(part in cell.group(1) for part in expected)
+
+
+def test_the_page_is_the_same_bytes_from_another_folder(release, tmp_path):
+    copy = tmp_path / "elsewhere"
+    for part in ("labels", "traces", "tables"):
+        shutil.copytree(release.root / part, copy / part)
+    out = copy / "again.html"
+    assert seam.main(["report", "--labels", str(copy / "labels"), "--traces", str(copy / "traces"),
+                      "--tables", str(copy / "tables"), "--out", str(out)]) == 0
+    assert out.read_bytes() == release.report.read_bytes()
+
+
+def test_the_page_has_every_case_and_every_section(release):
+    text = release.report.read_text(encoding="utf-8")
+    data = page_data(text)
+    labels = [json.loads(line) for path in sorted(release.labels.glob("*.jsonl"))
+              for line in path.read_text(encoding="utf-8").split("\n") if line]
+    assert sorted(f'{data["models"][c["model"]]}:{c["cluster"]}/{c["condition"]}' for c in data["cases"]) == \
+        sorted(f'{row["model"]}:{row["id"]}' for row in labels)
+    for section in ("headline", "figures", "gallery", "browser", "validity"):
+        assert f'<section id="{section}">' in text
+    assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched from outside
+
+
+def test_released_report_is_current():
+    # reproduce.sh compares it byte for byte; this says which command remakes it when it is stale.
+    released = ROOT / "data" / "report.html"
+    assert released.exists(), "no data/report.html: run the report command in README.md"
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_labels_without_their_traces_are_one_line_error(release, tmp_path, capsys):
+    (tmp_path / "traces").mkdir()
+    only = sorted(release.traces.glob("*.jsonl"))[0]
+    shutil.copy(only, tmp_path / "traces" / only.name)
+    status = seam.main(["report", "--labels", str(release.labels), "--traces", str(tmp_path / "traces"),
+                        "--tables", str(release.tables), "--out", str(tmp_path / "r.html")])
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert status == 2 and len(errors) == 1 and errors[0].startswith("seam.py report: error: ")
+    assert "but no trace file of that model was given" in errors[0] and not (tmp_path / "r.html").exists()
+
+
+def test_a_missing_tables_folder_is_named(release, tmp_path, capsys):
+    status = seam.main(["report", "--labels", str(release.labels), "--traces", str(release.traces),
+                        "--tables", str(tmp_path / "nope"), "--out", str(tmp_path / "r.html")])
+    assert status == 2 and f"--tables {tmp_path / 'nope'}: no such directory" in capsys.readouterr().err
+
+
+def test_a_label_without_its_trace_row_names_the_label_line(release, tmp_path, capsys):
+    labels = tmp_path / "labels"
+    shutil.copytree(release.labels, labels)
+    path = sorted(labels.glob("*.jsonl"))[0]
+    rows = path.read_text(encoding="utf-8").split("\n")
+    row = json.loads(rows[2])
+    absent = dataset.load().clusters[-1].cluster  # in the benchmark, not in the small release
+    row["id"], row["cluster"] = f"{absent}/{row['condition']}", absent
+    rows[2] = json.dumps(row)
+    path.write_text("\n".join(rows), encoding="utf-8")
+    status = seam.main(["report", "--labels", str(labels), "--traces", str(release.traces),
+                        "--tables", str(release.tables), "--out", str(tmp_path / "r.html")])
+    assert status == 2 and f"{path}:3: no trace row" in capsys.readouterr().err
