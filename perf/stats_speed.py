@@ -82,6 +82,7 @@ def main() -> int:
             for table in report.tables:
                 write_table(out, table, command="python perf/stats_speed.py")
             write_text(out / "rates.svg", report.figure)
+            write_text(out / "contrasts.svg", report.contrasts_figure)
 
         write_s, _ = timed(write, args.repeats)
         loop_n = 20

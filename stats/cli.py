@@ -1,4 +1,4 @@
-"""The `tables` subcommand: labels in, tables (CSV, Markdown, LaTeX), figure and notes out."""
+"""The `tables` subcommand: labels in, tables (CSV, Markdown, LaTeX), figures and notes out."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ def add_commands(subparsers) -> None:
     """
     parser = subparsers.add_parser(
         "tables",
-        help="compute rates, paired contrasts and resampling from labels and write the tables and figure",
+        help="compute rates, paired contrasts and resampling from labels and write the tables and figures",
         description="Compute absorption rates, paired contrasts (exact McNemar, sign-flip permutation,\n"
                     "Newcombe intervals, Holm across models), source and cluster tables, comment-pool\n"
                     "resampling, the design's resolution, the headline counts (summary) and the\n"
                     "sensitivity analyses (sensitivity; with --traces also those that read the trace\n"
-                    "outputs). Write each table as CSV, Markdown and LaTeX, plus rates.svg, notes.md and\n"
-                    "provenance.json. Same labels (and traces), same bytes. See docs/STATISTICS.md.",
+                    "outputs). Write each table as CSV, Markdown and LaTeX, plus the figures rates.svg and\n"
+                    "contrasts.svg, notes.md and provenance.json. Same labels (and traces), same bytes.\n"
+                    "See docs/STATISTICS.md.",
         epilog="example:\n  python seam.py tables data/labels --out data/tables --traces data/traces\n"
                "  python seam.py tables data/labels/gpt.jsonl data/labels/claude.jsonl --out /tmp/t "
                "--resamples 5000 --seed 7",
@@ -53,7 +54,7 @@ def add_commands(subparsers) -> None:
 
 
 def run_tables(args) -> int:
-    """Read the labels, write every table, the figure, the notes and provenance.json, print a summary.
+    """Read the labels, write every table, the figures, the notes and provenance.json, print a summary.
 
     >>> import tempfile
     >>> from common import jsonl
@@ -63,7 +64,7 @@ def run_tables(args) -> int:
     >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +ELLIPSIS
     ...     jsonl.write(f"{tmp}/labels.jsonl", synthetic_labels(models=2, clusters=12, comments=4))
     ...     run_tables(parser.parse_args(["tables", f"{tmp}/labels.jsonl", "--out", f"{tmp}/out"]))
-    2 models, 5 conditions, 12 clusters: wrote 30 files to .../out
+    2 models, 5 conditions, 12 clusters: wrote 31 files to .../out
     models: 2 (model-00, model-01); conditions: newline, blank, boundary, mitigation, native
     ...
     0
@@ -102,6 +103,7 @@ def run_tables(args) -> int:
                              (".tex", to_latex(table, command=COMMAND))):
             texts[out / f"{table.name}{suffix}"] = text
     texts[out / "rates.svg"] = report.figure
+    texts[out / "contrasts.svg"] = report.contrasts_figure
     notes = "\n".join(f"- {n}" for n in report.notes) if report.notes else "- No data notes."
     texts[out / "notes.md"] = f"# Notes on the tables\n\n{notes}\n"
     texts[out / "provenance.json"] = jsonl.dumps(report.provenance)

@@ -14,18 +14,19 @@ from dataclasses import dataclass, field
 
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
+from stats.contrasts_figure import Band, Difference, contrasts_figure
 from stats.exclusions import Exclusions
 from stats.headline import summary_table
 from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
+from stats.rates_figure import Point, Series, rates_figure
 from stats.render import Column, Table, interval_text
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
-from stats.svg import Point, Series, rates_figure
 
 CONTRASTS = (("newline", "blank"), ("newline", "boundary"), ("boundary", "mitigation"), ("newline", "native"))
-FIGURE_CONDITIONS = ("newline", "blank", "boundary")
+FIGURE_CONDITIONS = ("newline", "blank", "boundary", "mitigation", "native")  # the treatments; clean is their baseline
 # The original benchmark's design, shown beside this one's resolution: 300 pairs per model, 20 models,
 # and the discordance it observed.
 PAPER_PAIRS, PAPER_MODELS, PAPER_DISCORDANCE = 300, 20, 0.27
@@ -33,10 +34,12 @@ PAPER_PAIRS, PAPER_MODELS, PAPER_DISCORDANCE = 300, 20, 0.27
 
 @dataclass(frozen=True)
 class AbsorptionReport:
-    """Everything `seam.py tables` writes: the tables, the figure (SVG text), the data notes, provenance."""
+    """Everything `seam.py tables` writes: the tables, the figures (SVG text: rates.svg and
+    contrasts.svg), the data notes, provenance."""
 
     tables: tuple[Table, ...]
-    figure: str
+    figure: str  # rates.svg
+    contrasts_figure: str  # contrasts.svg
     notes: tuple[str, ...]
     provenance: dict = field(default_factory=dict)
 
@@ -387,11 +390,11 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
     return Table("resolution", "Resolution of the paired design", columns, tuple(out), (method, *notes))
 
 
-# ---------------------------------------------------------------- figure and report
+# ---------------------------------------------------------------- figures and report
 
 
 def figure(labels: LabelSet, settings: TableSettings) -> str:
-    """The SVG figure of the newline, blank and boundary rates per model.
+    """rates.svg: the rate of each treatment condition per model (`FIGURE_CONDITIONS` present in the labels).
 
     >>> svg = figure(_example(), DEFAULT_SETTINGS)
     >>> svg.startswith("<svg"), svg.count("<circle")  # newline: a legend marker and one per model
@@ -411,7 +414,26 @@ def figure(labels: LabelSet, settings: TableSettings) -> str:
             ci = result.confidence_interval
             points.append(Point(result.statistic, ci.low, ci.high))
         series.append(Series(condition, tuple(points)))
-    return rates_figure(labels.models, tuple(series), "Absorption rate per model: newline, blank, boundary")
+    names = ", ".join(s.name for s in series)
+    return rates_figure(labels.models, tuple(series), f"Absorption rate per model: {names}",
+                        confidence_level=settings.confidence_level)
+
+
+def paired_figure(rows: list[ContrastRow], settings: TableSettings) -> str:
+    """contrasts.svg: the rows of contrasts.csv drawn, one band per contrast in the table's order.
+
+    >>> svg = paired_figure(absorption_contrast_rows(_example(), DEFAULT_SETTINGS), DEFAULT_SETTINGS)
+    >>> svg.count("<circle"), "newline vs boundary" in svg, "no pairs" in svg  # legend 2, model a; b untested
+    (3, True, True)
+    """
+    bands: dict[str, list[Difference]] = {}
+    for row in rows:
+        ci = row.result.confidence_interval
+        bands.setdefault(contrast_name(row.first, row.second), []).append(
+            Difference(row.model, row.result.difference, ci.low, ci.high, row.significant))
+    return contrasts_figure(tuple(Band(name, tuple(found)) for name, found in bands.items()),
+                            "Paired contrasts per model: difference in absorption rate, first minus second",
+                            confidence_level=settings.confidence_level, alpha=settings.alpha)
 
 
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
@@ -482,5 +504,6 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     }
     if exclusions is not None:
         provenance["exclusions"] = exclusions.provenance()
-    return AbsorptionReport(tables=tables, figure=figure(labels, settings), notes=tuple(notes),
+    return AbsorptionReport(tables=tables, figure=figure(labels, settings),
+                            contrasts_figure=paired_figure(contrasts, settings), notes=tuple(notes),
                             provenance=provenance)

@@ -49,13 +49,13 @@ def test_cli_writes_every_table_and_required_columns(tmp_path, capsys):
     for stem in ("rates", "contrasts", "summary", "sources", "clusters", "cluster_extremes", "resampling",
                  "resolution", "sensitivity"):
         assert {f"{stem}.csv", f"{stem}.md", f"{stem}.tex"} <= names
-    assert {"rates.svg", "notes.md", "provenance.json"} <= names
+    assert {"rates.svg", "contrasts.svg", "notes.md", "provenance.json"} <= names
     header = (tmp_path / "out" / "rates.csv").read_text().splitlines()[0].split(",")
     assert header[:7] == ["model", "condition", "n", "absorbed", "rate", "ci_low", "ci_high"]
     header = (tmp_path / "out" / "contrasts.csv").read_text().splitlines()[0].split(",")
     assert header[:13] == ["model", "contrast", "n_pairs", "b", "c", "diff", "ci_low", "ci_high", "p_mcnemar",
                            "p_permutation", "p_holm", "significant", "direction"]
-    assert "wrote 30 files" in capsys.readouterr().out
+    assert "wrote 31 files" in capsys.readouterr().out
 
 
 def test_same_labels_give_the_same_bytes_whatever_the_file_split(tmp_path):
@@ -187,9 +187,20 @@ def test_figure_is_valid_svg_with_one_marker_per_rate():
     texts = [t.text for t in root.iter(f"{ns}text")]
     assert "x&y" in texts and "<z>" in texts
     # legend (3) + points: x&y has 3 conditions, <z> has 2
-    markers = len(list(root.iter(f"{ns}circle"))) + len(list(root.iter(f"{ns}rect"))) - 1  # minus background
-    markers += len(list(root.iter(f"{ns}polygon")))
+    markers = len(list(root.iter(f"{ns}circle"))) + len(list(root.iter(f"{ns}polygon")))
     assert markers == 3 + 5
+
+
+def test_contrasts_figure_draws_the_rows_of_contrasts_csv_in_their_order():
+    rows = [label(m, f"humaneval-{i:03d}", c, (i + j) % 3 == 0) for j, m in enumerate(("a", "b"))
+            for i in range(12) for c in ("newline", "blank", "boundary", "mitigation", "native")]
+    report = report_of(rows)
+    texts = [t.text for t in ET.fromstring(report.contrasts_figure).iter("{http://www.w3.org/2000/svg}text")]
+    bands = [t for t in texts if " vs " in t]
+    assert bands == list(dict.fromkeys(r["contrast"] for r in csv_rows(report, "contrasts")))
+    values = [t for t in texts if t.endswith("]") or t.endswith("] *")]
+    shown = table(report, "contrasts").display.rows
+    assert values == [row[5] + (" *" if row[9] else "") for row in shown]
 
 
 def test_latex_escapes_special_characters():
