@@ -1,11 +1,13 @@
-"""Make the repository importable from tests without installing it, and handle the Debian-sources marker.
+"""Make the repository importable from tests without installing it, handle the Debian-sources marker,
+and give the browser tests their Chromium.
 
 A test that reads one of the benchmark's two Debian sources (unpacked by
 scripts/fetch_debian_sources.sh, which needs Debian's apt-get) is marked
 `@pytest.mark.debian_source(PACKAGE, PATH)`, PATH being a file of that package as
 installed. Where the file cannot be found the test is skipped with the reason,
 except on CI (`CI` set, as CI systems and .ci/run set it), where it fails: CI
-must run every test.
+must run every test. The `browser` fixture (headless Chromium, installed by
+scripts/install_browser.sh) follows the same rule.
 """
 
 import os
@@ -56,3 +58,28 @@ def dataset(tmp_path_factory):
     jsonl.write(root / "req.jsonl", synthetic.request_rows(clusters))
     jsonl.write(root / "tr.jsonl", synthetic.traces(clusters, seed=12))
     return root
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session (tests/support/browser.py). Without one the test is skipped
+    with how to get one, except on CI, where it is an error: CI never skips the browser tests."""
+    from support.browser import Browser, BrowserUnavailable
+
+    try:
+        chromium = Browser.launch()
+    except BrowserUnavailable as exc:
+        if on_ci():
+            pytest.fail(f"CI must run the browser tests, but {exc}", pytrace=False)
+        pytest.skip(f"{exc}; the browser tests are skipped")
+    with chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where browser tests leave screenshots for a person (or CI) to look at: $SEAM_ARTIFACTS if set,
+    else test-artifacts/ in the repository (ignored by git)."""
+    folder = Path(os.environ.get("SEAM_ARTIFACTS") or ROOT / "test-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -1,5 +1,5 @@
 """Without Debian's apt-get: test.sh still lints and tests, and skips (with a notice) only what needs the
-two Debian sources; on CI (CI=true) a missing source is an error, never a skip."""
+two Debian sources or Chromium; on CI (CI=true) a missing source or browser is an error, never a skip."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def checkout(tmp_path):
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy2(ROOT / "test.sh", repo / "test.sh")
-    for name in ("venv.sh", "fetch_debian_sources.sh"):
+    for name in ("venv.sh", "fetch_debian_sources.sh", "install_browser.sh"):
         shutil.copy2(ROOT / "scripts" / name, repo / "scripts" / name)
     fake = tmp_path / "python"
     fake.write_text(f'#!{shutil.which("bash")}\necho "$*" >> "{tmp_path / "calls"}"\n', encoding="utf-8")
@@ -52,9 +52,21 @@ def unpack(sources: Path) -> None:
         (sources / "debian" / package / "VERSION").write_text("1\n", encoding="utf-8")
 
 
-def run_test_sh(repo: Path, path: str, sources: Path, ci: str | None) -> tuple[subprocess.CompletedProcess, str]:
+@pytest.fixture
+def chromium(tmp_path):
+    """A stand-in for Chromium: scripts/install_browser.sh only checks that it is an executable."""
+    fake = tmp_path / "fake-chromium"
+    fake.write_text("#!/bin/sh\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def run_test_sh(repo: Path, path: str, sources: Path, ci: str | None,
+                chromium: str | None = None) -> tuple[subprocess.CompletedProcess, str]:
     env = {"PATH": path, "HOME": str(repo), "SEAM_NO_VENV": "1", "PYTHON": str(repo.parent / "python"),
            "SEAM_SOURCES": str(sources)}
+    if chromium is not None:
+        env["SEAM_CHROMIUM"] = chromium
     if ci is not None:
         env["CI"] = ci
     done = subprocess.run([shutil.which("bash"), str(repo / "test.sh")], env=env, capture_output=True, text=True)
@@ -95,12 +107,80 @@ def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
     assert calls == ""
 
 
-def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path):
+def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path, chromium):
     unpack(tmp_path / "sources")
-    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true", chromium)
     assert done.returncode == 0, done.stdout + done.stderr
     assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
     assert "NOTICE" not in done.stdout
+    assert f"Chromium for the browser tests: {chromium} (SEAM_CHROMIUM)" in done.stdout
+
+
+@pytest.mark.parametrize("ci", [None, "false"])
+def test_without_chromium_test_sh_runs_everything_with_a_notice(checkout, no_apt, tmp_path, ci):
+    unpack(tmp_path / "sources")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", ci)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
+    assert "no Chromium found, and installing one here needs Debian's apt-get as root" in done.stderr
+    assert done.stdout.count("NOTICE: no Chromium here (see above), so the browser tests are skipped") == 2
+
+
+def test_on_ci_a_missing_chromium_stops_test_sh(checkout, no_apt, tmp_path):
+    unpack(tmp_path / "sources")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
+    assert done.returncode == 1
+    assert "Chromium is required on CI (CI=true) for the browser tests" in done.stderr
+    assert "-m pytest" not in calls
+
+
+def test_without_anything_test_sh_gives_both_notices_at_the_end(checkout, no_apt, tmp_path):
+    done, _ = run_test_sh(checkout, no_apt, tmp_path / "empty", None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-2:] == [
+        "NOTICE: the Debian sources are not available here (see above), so the rebuild check and the tests that "
+        "read them are skipped; CI runs them (Debian 12 with apt-get).",
+        "NOTICE: no Chromium here (see above), so the browser tests are skipped; CI runs them (Debian 12 with "
+        "apt-get)."]
+
+
+def install_browser(path: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([shutil.which("bash"), str(ROOT / "scripts" / "install_browser.sh")],
+                          env={"PATH": path, **env}, capture_output=True, text=True)
+
+
+def test_the_browser_script_finds_chromium_on_path_and_refuses_a_wrong_seam_chromium(no_apt, chromium):
+    Path(no_apt, "chromium-browser").symlink_to(chromium)
+    done = install_browser(no_apt)
+    assert done.returncode == 0 and done.stdout == f"Chromium for the browser tests: {no_apt}/chromium-browser\n"
+    done = install_browser(no_apt, SEAM_CHROMIUM="/no/such/chromium")
+    assert done.returncode == 1
+    assert "SEAM_CHROMIUM=/no/such/chromium is not an executable" in done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installing with apt-get needs root, as on CI")
+def test_the_browser_script_installs_with_apt_get_refreshing_the_lists_once(no_apt, tmp_path):
+    # A fake apt-get that, like a fresh Debian image, has no package lists until `apt-get update`.
+    Path(no_apt, "apt-get").write_text(f"""#!{shutil.which("bash")}
+echo "$*" >> {tmp_path}/apt-calls
+case "$*" in
+  *update*) : > {tmp_path}/lists ;;
+  *install*) [ -e {tmp_path}/lists ] || {{ echo "E: Unable to locate package chromium" >&2; exit 100; }}
+             printf '#!/bin/sh\\n' > {no_apt}/chromium; chmod +x {no_apt}/chromium ;;
+esac
+""", encoding="utf-8")
+    Path(no_apt, "apt-get").chmod(0o755)
+    Path(no_apt, "chmod").symlink_to(shutil.which("chmod"))
+    done = install_browser(no_apt)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "apt-calls").read_text(encoding="utf-8").splitlines() == [
+        "install -y -qq --no-install-recommends chromium fonts-liberation", "update -qq",
+        "install -y -qq --no-install-recommends chromium fonts-liberation"]
+    assert "E: Unable to locate package chromium" in done.stderr  # apt-get's errors stay visible
+    assert f"chromium installed in 0 s: {no_apt}/chromium" in done.stdout
+    done = install_browser(no_apt)  # now found: no apt-get at all
+    assert done.stdout == f"Chromium for the browser tests: {no_apt}/chromium\n"
+    assert len((tmp_path / "apt-calls").read_text(encoding="utf-8").splitlines()) == 3
 
 
 def run_source_tests(sources: Path, ci: str | None) -> subprocess.CompletedProcess:
