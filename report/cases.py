@@ -123,7 +123,8 @@ def payload(models: tuple[ModelCases, ...], benchmark: Benchmark) -> dict:
                 "finish": case.treatment.finish_reason, "output": case.pieces(),
                 "clean_finish": case.clean.finish_reason if case.clean else None,
             })
-    return {"models": [m.model for m in models], "clusters": clusters, "cases": cases, "clean": clean}
+    return {"models": [m.model for m in models], "conditions": list(CONDITIONS), "clusters": clusters,
+            "cases": cases, "clean": clean}
 
 
 def script_json(document: dict) -> str:

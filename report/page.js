@@ -97,10 +97,22 @@
     return div;
   }
 
+  // A long text opens scrolled to what matters in it: the evidence, the remark, or the last cut.
+  function scrollToMarks(root) {
+    for (const pre of root.querySelectorAll("pre.text")) {
+      const marks = pre.querySelectorAll("mark, .comment, .cut");
+      const target = pre.querySelector("mark, .comment") || marks[marks.length - 1];
+      if (target) pre.scrollTop = Math.max(0, target.offsetTop - 48);
+    }
+  }
+
   // ---------------------------------------------------------------- gallery
   for (const slot of document.querySelectorAll(".specimen")) {
     const found = (byCase.get(slot.dataset.case) || []).find(c => String(c.model) === slot.dataset.model);
-    if (found) slot.append(caseBlock(found, true));
+    if (found) {
+      slot.append(caseBlock(found, true));
+      scrollToMarks(slot);
+    }
   }
 
   // ---------------------------------------------------------------- case view
@@ -114,13 +126,22 @@
       view.hidden = elsewhere;
       return;
     }
-    const heading = el("h3", null, id + " \u2014 " + data.clusters[cases[0].cluster].source);
-    const link = el("a", null, " (link)");
+    const heading = el("h3", null, id + " \u2014 " + data.clusters[cases[0].cluster].source + " ");
+    const link = el("a", null, "(link)");
     link.href = "#" + id;
     heading.append(link);
-    view.append(heading, messagePane(cases[0]));
+    const others = el("p", "conditions", "conditions of this cluster: ");
+    for (const condition of data.conditions) {
+      const other = cases[0].cluster + "/" + condition;
+      if (!byCase.has(other)) continue;
+      const a = el(other === id ? "strong" : "a", null, condition);
+      if (other !== id) a.href = "#" + other;
+      others.append(a, document.createTextNode(" "));
+    }
+    view.append(heading, others, messagePane(cases[0]));
     for (const c of cases) view.append(caseBlock(c, false));
     view.hidden = false;
+    scrollToMarks(view);
     view.scrollIntoView();
   }
   const hashId = () => decodeURIComponent(location.hash.slice(1));
