@@ -99,11 +99,11 @@ done
 
 # The page is made from the labels just rescored and from the tables and review reports just checked
 # against them (steps 2-3b), so a difference here is the page's own.
-if [ -f data/report.html ]; then
+if [ -f data/report.html ] && [ ${#traces[@]} -gt 0 ] && [ -d data/tables ]; then
   step "3c. regenerate the HTML report and compare with data/report.html" \
     bash -c '"$PY" seam.py report --labels "$1/labels" --traces data/traces --tables data/tables --review data/review --out "$1/report.html" > /dev/null && "$PY" scripts/compare.py data/report.html "$1/report.html"' _ "$work"
 else
-  echo "no released report in data/report.html: nothing to compare"
+  echo "no released report in data/report.html (or no traces and tables it is made from): nothing to compare"
 fi
 
 echo "== 4. summary"

@@ -112,6 +112,7 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     install_s = 5
     for folder in ("traces", "labels", "tables", "review"):  # nothing to rescore: the rest takes a second or two
         shutil.rmtree(repo / "data" / folder, ignore_errors=True)
+    (repo / "data" / "report.html").unlink()
     shutil.copy2(ROOT / "requirements.txt", repo / "requirements.txt")
     bin_dir = repo / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
@@ -156,4 +157,5 @@ def test_the_tables_read_the_traces_an_unusable_output_changes_only_the_sensitiv
     done = reproduce(repo)
     assert done.returncode == 1
     assert "data/tables/sensitivity.csv:" in done.stdout and "differs" in done.stdout
-    assert "reproduce: 1 step(s) FAILED" in done.stdout  # the labels still match
+    assert "data/report.html:" in done.stdout  # the page shows the output itself
+    assert "reproduce: 2 step(s) FAILED" in done.stdout  # the labels still match
