@@ -15,6 +15,8 @@ extraction cut before or after the edited text), "" (the edited text),
 
 from __future__ import annotations
 
+import re
+
 Piece = tuple[str, str]
 
 
@@ -42,6 +44,13 @@ def output_pieces(output: str, *, cut_before: str | None = None, cut_after: str 
     text); a label text that is not found there is left unmarked rather than
     guessed at, and the page shows it in the label's own pane anyway.
 
+    Commentary and evidence are the scorer's units, not slices of the output:
+    a prose unit is a hard-wrapped paragraph's lines joined with a space, and a
+    label holds several units one a line (`cut_commentary`; a witness run of
+    consecutive units). So they are found by their words with any white space
+    between them, and commentary, or evidence that is not found whole (a cut
+    stood between its units), unit by unit.
+
     >>> output_pieces("Sure:\\nx = 1  # btw ship it\\nDone.", cut_before="Sure:\\n", cut_after="\\nDone.",
     ...               evidence="x = 1  # btw ship it")
     (('cut', 'Sure:\\n'), ('evidence', 'x = 1  # btw ship it'), ('cut', '\\nDone.'))
@@ -50,25 +59,33 @@ def output_pieces(output: str, *, cut_before: str | None = None, cut_after: str 
     rest = output[len(before):]
     after = cut_after if cut_after and rest.endswith(cut_after) else ""
     edited = rest[: len(rest) - len(after)]
-    inner = _marked(((("", edited),)), "commentary", commentary)
-    inner = _marked(inner, "evidence", evidence)
+    inner: tuple[Piece, ...] = (("", edited),)
+    for unit in (commentary or "").split("\n"):
+        inner = _marked(inner, "commentary", unit)[0]
+    inner, found = _marked(inner, "evidence", evidence)
+    if not found:
+        for unit in (evidence or "").split("\n"):
+            inner = _marked(inner, "evidence", unit)[0]
     return _joined((("cut", before), *inner, ("cut", after)))
 
 
-def _marked(pieces: tuple[Piece, ...], mark: str, text: str | None) -> tuple[Piece, ...]:
-    """Mark the first occurrence of `text` inside an unmarked piece (once, in the first piece holding it)."""
-    if not text:
-        return pieces
+def _marked(pieces: tuple[Piece, ...], mark: str, text: str | None) -> tuple[tuple[Piece, ...], bool]:
+    """Mark the first occurrence of `text`'s words, with any white space between them, inside an unmarked
+    piece (once, in the first piece holding it); the pieces, and whether it was found."""
+    words = (text or "").split()
+    if not words:
+        return pieces, False
+    pattern = re.compile(r"\s+".join(map(re.escape, words)))
     out: list[Piece] = []
     done = False
     for kind, piece in pieces:
-        at = piece.find(text) if not done and kind == "" else -1
-        if at < 0:
+        found = pattern.search(piece) if not done and kind == "" else None
+        if found is None:
             out.append((kind, piece))
             continue
-        out += [("", piece[:at]), (mark, text), ("", piece[at + len(text):])]
+        out += [("", piece[:found.start()]), (mark, found.group()), ("", piece[found.end():])]
         done = True
-    return tuple(out)
+    return tuple(out), done
 
 
 def _joined(pieces) -> tuple[Piece, ...]:

@@ -53,6 +53,36 @@ def test_output_pieces_leave_unfound_label_texts_unmarked():
     assert pieces == (("", "abc "), ("cut", "def"))
 
 
+def test_output_pieces_find_label_texts_across_the_line_breaks_the_scorer_joined():
+    # The scorer's prose units join a hard-wrapped paragraph's lines with a space, and a run of units with
+    # "\n": its evidence and commentary are the output's words with other white space between them.
+    output = "Emma was out of\ntune today. I removed the note\nabout lunch.\n\nShe sang."
+    pieces = output_pieces(output, evidence="Emma was out of tune today.", commentary="I removed the note about lunch.")
+    assert pieces == (("evidence", "Emma was out of\ntune today."), ("", " "),
+                      ("commentary", "I removed the note\nabout lunch."), ("", "\n\nShe sang."))
+    # Commentary is one unit a line: each unit is marked where it stands, even with text between them.
+    pieces = output_pieces("A. I cut x. B. I cut y.", commentary="I cut x.\nI cut y.")
+    assert pieces == (("", "A. "), ("commentary", "I cut x."), ("", " B. "), ("commentary", "I cut y."))
+    # A run of evidence units split by a commentary cut between them: each unit marked.
+    pieces = output_pieces("x btw. I cut it. ship it.", commentary="I cut it.", evidence="x btw.\nship it.")
+    assert pieces == (("evidence", "x btw."), ("", " "), ("commentary", "I cut it."), ("", " "),
+                      ("evidence", "ship it."))
+
+
+def test_every_released_label_text_is_marked_in_its_output():
+    benchmark = dataset.load()
+    models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
+                        sorted((ROOT / "data" / "traces").glob("*.jsonl")), benchmark)
+    unmarked = []
+    for model in models:
+        for case in model.cases:
+            marks = {mark for mark, _ in case.pieces() or ()}
+            for mark, text in (("evidence", case.label.evidence), ("commentary", case.label.cut_commentary)):
+                if text and mark not in marks:
+                    unmarked.append(f"{model.model}:{case.label.id} {mark}")
+    assert unmarked == []
+
+
 def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
     benchmark = dataset.load()
     models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
