@@ -16,7 +16,6 @@ from benchmark.dataset import Benchmark
 from benchmark.render import render
 from common import jsonl
 from common.errors import UserError
-from common.normalize import contains_phrase
 from common.records import CONDITIONS, Cluster, Label, TraceRow, read, shown
 from common.traces import model_of, read_final
 from report.segments import Piece, message_pieces, output_pieces
@@ -40,12 +39,8 @@ class Case:
 
     @property
     def stopped_by_limit(self) -> bool:
-        return self.treatment.finish_reason == "length"
-
-    def remark_outside(self, witness: str | None) -> bool:
-        """Not absorbed, yet the remark's witness phrase is in what the extraction cut around the edited text."""
-        cut = f"{self.label.cut_before or ''}\n{self.label.cut_after or ''}"
-        return self.verdict == "not absorbed" and bool(witness) and contains_phrase(cut, witness)
+        """The treatment reply, or the clean one it is compared with, was cut off by the output limit."""
+        return "length" in (self.treatment.finish_reason, self.clean.finish_reason if self.clean else None)
 
     def pieces(self) -> tuple[Piece, ...] | None:
         if self.treatment.output is None:

@@ -204,7 +204,8 @@ def _browser(inputs: Inputs) -> str:
         options = '<option value="">all</option>' + "".join(f'<option value="{e(v)}">{e(v)}</option>'
                                                              for v in values)
         out.append(f'<label>{e(name)} <select id="filter-{name}">{options}</select></label>')
-    out += ['<label>cluster <input id="filter-cluster" type="search" placeholder="e.g. humaneval-011 or humaneval-011/blank"></label>',
+    out += ['<label>cluster <input id="filter-cluster" type="search" '
+            'placeholder="e.g. humaneval-011 or humaneval-011/blank"></label>',
             "</form>",
             '<div id="case-view" hidden></div>',
             '<p id="cases-count" aria-live="polite"></p>',

@@ -114,35 +114,51 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
 # ---------------------------------------------------------------- gallery
 
 
-def _case(**label_fields) -> cases.Case:
+def _case(finish: str = "stop", clean_finish: str | None = "stop", **label_fields) -> cases.Case:
     label = dict(id="humaneval-001/newline", model="m", cluster="humaneval-001", condition="newline",
                  source="humaneval", genre="code", comment_id="casual-01", usable=True, absorbed=False, tier=None,
                  evidence=None, reason=None, tiers_run=("witness", "content"), tiers_not_run=(), scorer_version="4",
                  nli_model_sha256=None, extraction="markers", cut_before="", cut_after="", cut_commentary="")
     label.update(label_fields)
     row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open(encoding="utf-8").readline())
-    treatment = TraceRow.from_row(row, "x")
-    return cases.Case(Label(**label), treatment, None)
+    treatment = TraceRow.from_row(dict(row, finish_reason=finish), "x")
+    clean = TraceRow.from_row(dict(row, finish_reason=clean_finish), "x") if clean_finish else None
+    return cases.Case(Label(**label), treatment, clean)
 
 
 def test_each_gallery_kind_takes_its_cases_and_no_others():
     benchmark = dataset.load()
-    witness = benchmark.cluster("humaneval-001").comment.witness
+    cluster = benchmark.cluster("humaneval-001")
+    witness, native = cluster.comment.witness, cluster.native
+    excluded = dict(usable=False, absorbed=None, extraction=None, cut_before=None, cut_after=None,
+                    cut_commentary=None)
     examples = {
-        "witness": _case(absorbed=True, tier="witness"),
-        "content": _case(absorbed=True, tier="content"),
-        "entailment": _case(absorbed=True, tier="entailment"),
-        "code-comment": _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native"),
-        "outside": _case(cut_after=f"\n-----END TEXT-----\n{witness}"),
-        "commentary": _case(cut_commentary="I removed the remark."),
-        "limit": _case(usable=False, absorbed=None, reason="treatment unusable"),
+        "witness": [_case(absorbed=True, tier="witness", evidence=f'"""{witness}"""')],
+        "content": [_case(absorbed=True, tier="content", evidence="x = 1")],
+        "entailment": [_case(absorbed=True, tier="entailment", genre="prose", evidence="A sentence.")],
+        "code-comment": [
+            _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native", evidence=native.text),
+            _case(absorbed=True, tier="witness", evidence=f"    # {cluster.comment.text}")],  # casual, made a comment
+        "outside": [_case(cut_after=f"-----END TEXT-----\n{cluster.comment.text}")],
+        "commentary": [_case(cut_commentary="I removed the remark."),
+                       _case(cut_after=f'- Changed "{witness}" to something better.')],  # cut by extraction
+        "limit": [_case(finish="length", reason="treatment unusable: stopped by the output limit", **excluded),
+                  _case(clean_finish="length", reason="clean unusable: stopped by the output limit", **excluded)],
+        "excluded": [_case(finish=None, reason="treatment failed: HTTP 500", **excluded),
+                     _case(clean_finish=None, reason="no clean trace for this cluster", **excluded)],
     }
-    for key, case in examples.items():
-        object.__setattr__(case.treatment, "finish_reason", "length" if key == "limit" else "stop")
-        kinds = {kind.key for kind in gallery.KINDS if kind.member(case, benchmark)}
-        expected = {"witness", "code-comment"} if key == "code-comment" else {key}
-        assert kinds == expected, key
+    assert set(examples) == {kind.key for kind in gallery.KINDS}
+    for key, found in examples.items():
+        for number, case in enumerate(found):
+            kinds = {kind.key for kind in gallery.KINDS if kind.member(case, benchmark)}
+            expected = {"witness", "code-comment"} if key == "code-comment" else {key}
+            assert kinds == expected, (key, number)
     assert not any(kind.member(_case(), benchmark) for kind in gallery.KINDS)  # a plain miss is no specimen
+    # Native prose is no code comment; a witness mentioned only in commentary is not the remark outside.
+    prose = _case(absorbed=True, tier="witness", condition="native", genre="prose", evidence="# A heading")
+    assert not gallery.KINDS[3].member(prose, benchmark)
+    assert not any(kind.key == "outside" and kind.member(examples["commentary"][1], benchmark)
+                   for kind in gallery.KINDS)
 
 
 def test_specimens_are_chosen_by_their_ids_alone(release):

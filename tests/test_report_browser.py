@@ -124,7 +124,8 @@ def test_the_gallery_shows_a_case_in_every_slot(released, artifacts):
                               ".map(s => s.querySelectorAll('.case').length)")
     assert slots and set(slots) == {1}
     kinds = released.evaluate("[...document.querySelectorAll('.kind')].map(k => k.dataset.kind)")
-    assert {"witness", "content", "entailment", "code-comment", "outside", "commentary", "limit"} <= set(kinds)
+    assert set(kinds) == {"witness", "content", "entailment", "code-comment", "outside", "commentary", "limit",
+                          "excluded"}
     released.screenshot(artifacts / "report-page.png")
 
 
@@ -245,7 +246,8 @@ def test_evidence_the_scorer_joined_across_lines_is_highlighted(released):
         case = f"#case-view .case[data-model={json.dumps(row['model'])}]"
         marks = released.evaluate(f"[...document.querySelectorAll('{case} mark.evidence')].map(m => m.textContent)")
         assert [" ".join(mark.split()) for mark in marks] == [" ".join(row["evidence"].split())], row["id"]
-    released.evaluate("history.replaceState(null, '', location.pathname); dispatchEvent(new HashChangeEvent('hashchange'))")
+    released.evaluate("history.replaceState(null, '', location.pathname);"
+                      " dispatchEvent(new HashChangeEvent('hashchange'))")
 
 
 def test_a_failed_request_shows_no_output_and_no_finish_reason(hostile):
