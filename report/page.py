@@ -11,12 +11,12 @@ date or machine name in it: the same inputs give the same bytes.
 
 from __future__ import annotations
 
-import csv
 import html
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.dataset import Benchmark
+from common.files import read_csv
 from common.records import CONDITIONS
 from report.cases import VERDICTS, ModelCases, payload, script_json
 from report.gallery import KINDS, members
@@ -241,10 +241,8 @@ def _validity(inputs: Inputs) -> str:
 
 
 def _csv(path: Path) -> list[dict[str, str]] | None:
-    if not path.exists():
-        return None
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """The rows of a table, or None when the tables given do not hold it (the page says so)."""
+    return read_csv(path) if path.exists() else None
 
 
 def _table(rows: list[dict[str, str]]) -> str:

@@ -263,3 +263,71 @@ def test_a_label_without_its_trace_row_names_the_label_line(release, tmp_path, c
     status = seam.main(["report", "--labels", str(labels), "--traces", str(release.traces),
                         "--tables", str(release.tables), "--out", str(tmp_path / "r.html")])
     assert status == 2 and f"{path}:3: no trace row" in capsys.readouterr().err
+
+
+def _report(release, tmp_path, **changed) -> list[str]:
+    options = {"labels": release.labels, "traces": release.traces, "tables": release.tables,
+               "out": tmp_path / "r.html", **changed}
+    return ["report", *(part for name, value in options.items() for part in (f"--{name}", str(value)))]
+
+
+def _one_error(capsys) -> str:
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("seam.py report: error: ")]
+    assert len(errors) == 1, errors
+    return errors[0].removeprefix("seam.py report: error: ")
+
+
+def test_a_label_file_of_two_models_names_the_first_row_of_the_second(release, tmp_path, capsys):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    first, second = sorted(release.labels.glob("*.jsonl"))
+    mixed = labels / "mixed.jsonl"
+    mixed.write_text(first.read_text(encoding="utf-8") + second.read_text(encoding="utf-8"), encoding="utf-8")
+    rows = first.read_text(encoding="utf-8").count("\n")  # not splitlines: an output holds U+2028
+    assert seam.main(_report(release, tmp_path, labels=labels)) == 2
+    assert _one_error(capsys).startswith(f"{mixed}:{rows + 1}: model ")
+
+
+def test_missing_inputs_and_a_folder_as_out_are_named_by_their_option(release, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    for changed, expected in (({"labels": tmp_path / "nope"}, f"--labels {tmp_path / 'nope'}: no such file"),
+                              ({"traces": tmp_path / "nope"}, f"--traces {tmp_path / 'nope'}: no such file"),
+                              ({"labels": tmp_path / "empty"}, f"{tmp_path / 'empty'}: directory has no *.jsonl"),
+                              ({"tables": tmp_path / "empty"}, f"--tables {tmp_path / 'empty'}: no rates.csv"),
+                              ({"out": tmp_path}, f"--out {tmp_path}: is a directory")):
+        assert seam.main(_report(release, tmp_path, **changed)) == 2, changed
+        assert _one_error(capsys).startswith(expected)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_failed_write_leaves_the_old_page_and_says_so_once(release, tmp_path, capsys, monkeypatch):
+    from common import files
+
+    out = tmp_path / "r.html"
+    out.write_text("old page", encoding="utf-8")
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files, "_write_temporary", full_disk)
+    assert seam.main(_report(release, tmp_path)) == 2
+    assert _one_error(capsys) == f"could not write {out}: No space left on device; {out} is unchanged"
+    assert out.read_text(encoding="utf-8") == "old page"
+
+
+def test_tables_of_other_models_are_warned_about(release, tmp_path, capsys):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    only = sorted(release.labels.glob("*.jsonl"))[0]
+    shutil.copy(only, labels / only.name)
+    assert seam.main(_report(release, tmp_path, labels=labels)) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("report: warning: ")]
+    assert len(warnings) == 1 and "rates.csv has the models" in warnings[0]
+
+
+def test_the_help_names_every_option(capsys):
+    with pytest.raises(SystemExit):
+        seam.main(["report", "--help"])
+    text = capsys.readouterr().out
+    for option in ("--labels", "--traces", "--tables", "--review", "--out", "#cluster/condition"):
+        assert option in text
