@@ -42,7 +42,7 @@ def test_reproduce_passes_on_the_released_data(repo, released):
     done = reproduce(repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "reproduce: everything matches" in done.stdout
-    for number in ("1.", "2.", "3.", "4."):
+    for number in ("1.", "2.", "3.", "3c.", "4."):
         assert f"== {number}" in done.stdout
 
 
@@ -72,6 +72,19 @@ def test_an_altered_table_fails_and_names_the_file(repo, released):
     done = reproduce(repo)
     assert done.returncode == 1
     assert f"data/tables/rates.csv:{len(lines)}: differs" in done.stdout
+
+
+def test_an_altered_report_page_fails_step_3c_and_names_the_line(repo, released):
+    page = repo / "data" / "report.html"
+    lines = page.read_text(encoding="utf-8").split("\n")
+    index = next(i for i, line in enumerate(lines) if line.startswith("<title>"))
+    lines[index] = lines[index].replace("SEAM report", "SEAM report (edited by hand)")
+    page.write_text("\n".join(lines), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert "== 3c. regenerate the HTML report and compare with data/report.html" in done.stdout
+    assert f"data/report.html:{index + 1}: differs" in done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout
 
 
 def test_an_altered_review_answer_fails_and_names_the_report_file(repo, released):
