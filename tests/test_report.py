@@ -331,3 +331,26 @@ def test_the_help_names_every_option(capsys):
     text = capsys.readouterr().out
     for option in ("--labels", "--traces", "--tables", "--review", "--out", "#cluster/condition"):
         assert option in text
+
+
+def test_script_json_reads_back_exactly_and_cannot_end_its_element():
+    tricky = "</script><!--<script>\u2028\u2029\udc80\ud800\x00\r\n\\<&amp;\"'`${}</SCRIPT >"
+    document = {"a": tricky, f"key {tricky}": [tricky, None, 1.5]}
+    text = cases.script_json(document)
+    assert json.loads(text) == document  # lone surrogates as escapes, U+2028/9 as they are (JSON allows them)
+    assert not any(char in text for char in "<>&")
+    text.encode("utf-8")  # no lone surrogate left raw: the page can be written
+
+
+def test_the_page_is_the_same_bytes_under_other_hash_seeds(release, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    pages = []
+    for seed in ("0", "4242"):
+        out = tmp_path / f"seed-{seed}.html"
+        subprocess.run([sys.executable, str(ROOT / "seam.py"), *_report(release, tmp_path, out=out)], check=True,
+                       capture_output=True, env=dict(os.environ, PYTHONHASHSEED=seed))
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1] == release.report.read_bytes()
