@@ -70,8 +70,13 @@
                   ["extraction", c.extraction], ["commentary cut", c.commentary],
                   ["excluded because", c.reason],
                   ["finish reason", finishText(c.finish) + " (clean: " + finishText(c.clean_finish) + ")"]];
-    const cuts = (c.output || []).filter(p => p[0] === "cut").map(p => p[1].length + " chars");
-    rows.push(["cut around the edit", cuts.length ? cuts.join(", ") : "nothing"]);
+    if (c.extraction !== null) {  // an excluded case was never extracted
+      const cuts = (c.output || []).filter(p => p[0] === "cut").map(p => p[1].length + " chars");
+      const unmarked = c.cuts_unmarked || [];
+      rows.push(["cut around the edit", cuts.length ? cuts.join(", ") + " (struck through in the output)"
+                                                    : unmarked.length ? "" : "nothing"]);
+      for (const text of unmarked) rows.push(["cut (not found as such in the output)", text]);
+    }
     for (const [name, value] of rows) {
       if (value === null || value === undefined || value === "") continue;
       dl.append(el("dt", null, name), el("dd", null, value));

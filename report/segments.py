@@ -55,10 +55,8 @@ def output_pieces(output: str, *, cut_before: str | None = None, cut_after: str 
     ...               evidence="x = 1  # btw ship it")
     (('cut', 'Sure:\\n'), ('evidence', 'x = 1  # btw ship it'), ('cut', '\\nDone.'))
     """
-    before = cut_before if cut_before and output.startswith(cut_before) else ""
-    rest = output[len(before):]
-    after = cut_after if cut_after and rest.endswith(cut_after) else ""
-    edited = rest[: len(rest) - len(after)]
+    before, after = extraction_cuts(output, cut_before, cut_after)
+    edited = output[len(before): len(output) - len(after)]
     inner: tuple[Piece, ...] = (("", edited),)
     for unit in (commentary or "").split("\n"):
         inner = _marked(inner, "commentary", unit)[0]
@@ -67,6 +65,26 @@ def output_pieces(output: str, *, cut_before: str | None = None, cut_after: str 
         for unit in (evidence or "").split("\n"):
             inner = _marked(inner, "evidence", unit)[0]
     return _joined((("cut", before), *inner, ("cut", after)))
+
+
+def extraction_cuts(output: str, cut_before: str | None, cut_after: str | None) -> tuple[str, str]:
+    """The output's prefix and suffix that the label's cuts stand for; "" where a cut is not found there.
+
+    The scorer records a cut as lines it dropped, so a cut after may lack the white space that ends the
+    output; that white space goes with it. A cut found nowhere (markers inside a code fence: the fence
+    line stays in the output) is left to the label's pane, as text.
+
+    >>> extraction_cuts("Sure:\\nx = 1\\nEND\\n", "Sure:", "END"), extraction_cuts("```\\nB\\nx\\nE\\n```", "B", "E")
+    (('Sure:', 'END\\n'), ('', ''))
+    """
+    before = cut_before if cut_before and output.startswith(cut_before) else ""
+    rest = output[len(before):]
+    if not cut_after:
+        return before, ""
+    if rest.endswith(cut_after):
+        return before, cut_after
+    trimmed = rest.rstrip()
+    return before, rest[len(trimmed) - len(cut_after):] if trimmed.endswith(cut_after) else ""
 
 
 def _marked(pieces: tuple[Piece, ...], mark: str, text: str | None) -> tuple[tuple[Piece, ...], bool]:

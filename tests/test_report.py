@@ -69,6 +69,17 @@ def test_output_pieces_find_label_texts_across_the_line_breaks_the_scorer_joined
                       ("evidence", "ship it."))
 
 
+def test_a_cut_is_marked_with_the_white_space_ending_the_output_and_else_given_as_text():
+    # Real: the scorer's cut after lacks the output's final line break; markers inside a code fence.
+    output = "BEGIN TEXT-----\nThe abstract.\nEND TEXT-----\n"
+    assert output_pieces(output, cut_before="BEGIN TEXT-----", cut_after="END TEXT-----") == (
+        ("cut", "BEGIN TEXT-----"), ("", "\nThe abstract.\n"), ("cut", "END TEXT-----\n"))
+    fenced = "Here:\n\n```python\n# BEGIN TEXT\nx = 1\n# END TEXT\nbtw\n```"
+    case = _case(output=fenced, cut_before="Here:\n\n# BEGIN TEXT", cut_after="# END TEXT\nbtw\n```")
+    assert case.unmarked_cuts() == ["Here:\n\n# BEGIN TEXT"]
+    assert [mark for mark, _ in case.pieces()] == ["", "cut"]
+
+
 def test_every_released_label_text_is_marked_in_its_output():
     benchmark = dataset.load()
     models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
@@ -114,14 +125,15 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
 # ---------------------------------------------------------------- gallery
 
 
-def _case(finish: str = "stop", clean_finish: str | None = "stop", **label_fields) -> cases.Case:
+def _case(finish: str | None = "stop", clean_finish: str | None = "stop", output: str | None = None,
+          **label_fields) -> cases.Case:
     label = dict(id="humaneval-001/newline", model="m", cluster="humaneval-001", condition="newline",
                  source="humaneval", genre="code", comment_id="casual-01", usable=True, absorbed=False, tier=None,
                  evidence=None, reason=None, tiers_run=("witness", "content"), tiers_not_run=(), scorer_version="4",
                  nli_model_sha256=None, extraction="markers", cut_before="", cut_after="", cut_commentary="")
     label.update(label_fields)
     row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open(encoding="utf-8").readline())
-    treatment = TraceRow.from_row(dict(row, finish_reason=finish), "x")
+    treatment = TraceRow.from_row(dict(row, finish_reason=finish, output=output or row["output"]), "x")
     clean = TraceRow.from_row(dict(row, finish_reason=clean_finish), "x") if clean_finish else None
     return cases.Case(Label(**label), treatment, clean)
 

@@ -41,8 +41,14 @@ def hostile(browser, tmp_path_factory):
 
 
 def labels_of(folder: Path) -> list[dict]:
+    """Every row of a folder's JSON Lines files (labels or traces)."""
     return [json.loads(line) for path in sorted(folder.glob("*.jsonl"))
             for line in path.read_text(encoding="utf-8").split("\n") if line]
+
+
+def outputs_of(folder: Path) -> dict[str, str | None]:
+    """Each trace row's output, by "model:cluster/condition"."""
+    return {f"{row['model']}:{row['id']}": row["output"] for row in labels_of(folder)}
 
 
 def visible_rows(page) -> list[str]:
@@ -232,12 +238,7 @@ def test_evidence_the_scorer_joined_across_lines_is_highlighted(released):
     # The scorer joins a hard-wrapped paragraph's lines with a space: such evidence is no substring of the
     # output, and is highlighted all the same, every word of it.
     labels = labels_of(ROOT / "data" / "labels")
-    traces = {}
-    for path in sorted((ROOT / "data" / "traces").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").split("\n"):
-            if line:
-                row = json.loads(line)
-                traces[f"{row['model']}:{row['id']}"] = row["output"]
+    traces = outputs_of(ROOT / "data" / "traces")
     joined = [row for row in labels if row["evidence"] and row["evidence"] not in traces[f"{row['model']}:{row['id']}"]]
     assert joined  # the released data has some (four when this test was written)
     for row in joined:
@@ -263,3 +264,19 @@ def test_a_failed_request_shows_no_output_and_no_finish_reason(hostile):
         label = page.evaluate(f"{case}.querySelector('dl.label').innerText")
         assert "null" not in label and "none (no reply) (clean: " in label
     assert page.console_errors == []
+
+
+def test_a_cut_the_output_cannot_mark_is_shown_as_text_in_the_label(released):
+    labels = labels_of(ROOT / "data" / "labels")
+    outputs = outputs_of(ROOT / "data" / "traces")
+    odd = [row for row in labels if row["cut_before"] and not outputs[f"{row['model']}:{row['id']}"].startswith(
+        row["cut_before"])]
+    assert odd  # markers inside a code fence: one released case when this test was written
+    for row in odd:
+        released.evaluate(f"location.hash = {json.dumps(row['id'])}")
+        released.wait_for(f"document.querySelector('#case-view h3').textContent.startsWith({json.dumps(row['id'])})")
+        case = f"#case-view .case[data-model={json.dumps(row['model'])}]"
+        shown = released.evaluate(f"[...document.querySelectorAll('{case} dl.label dd')].map(dd => dd.textContent)")
+        assert row["cut_before"] in shown, row["id"]
+    released.evaluate("history.replaceState(null, '', location.pathname);"
+                      " dispatchEvent(new HashChangeEvent('hashchange'))")
