@@ -28,13 +28,14 @@ class Kind:
 
 
 # A line that is a comment of the artifact's language (the benchmark's code is Python; the others cost nothing).
-_COMMENT_LINE = re.compile(r"\s*(?:#|//|/\*|--)")
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#|//|/\*|--)", re.MULTILINE)
 
 
 def _copied_as_comment(case: Case) -> bool:
-    """Absorbed into code as a comment line: the native note kept, or a casual remark the model made one."""
+    """Absorbed into code as a comment line (a line of the evidence, which may be a run of lines): the native
+    note kept, or a casual remark the model made one."""
     evidence = case.label.evidence or ""
-    return case.verdict == "absorbed" and case.label.genre == "code" and bool(_COMMENT_LINE.match(evidence))
+    return case.verdict == "absorbed" and case.label.genre == "code" and bool(_COMMENT_LINE.search(evidence))
 
 
 def _around(case: Case, benchmark: Benchmark) -> Kept:

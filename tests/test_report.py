@@ -150,7 +150,8 @@ def test_each_gallery_kind_takes_its_cases_and_no_others():
         "entailment": [_case(absorbed=True, tier="entailment", genre="prose", evidence="A sentence.")],
         "code-comment": [
             _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native", evidence=native.text),
-            _case(absorbed=True, tier="witness", evidence=f"    # {cluster.comment.text}")],  # casual, made a comment
+            _case(absorbed=True, tier="witness", evidence=f"    # {cluster.comment.text}"),  # casual, made a comment
+            _case(absorbed=True, tier="witness", evidence=f"x = 1\n# {cluster.comment.text}")],  # a run of lines
         "outside": [_case(cut_after=f"-----END TEXT-----\n{cluster.comment.text}")],
         "commentary": [_case(cut_commentary="I removed the remark."),
                        _case(cut_after=f'- Changed "{witness}" to something better.')],  # cut by extraction
