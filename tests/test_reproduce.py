@@ -137,6 +137,7 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     env = {k: v for k, v in os.environ.items() if k not in ("SEAM_NO_VENV", "VIRTUAL_ENV")}
     done = subprocess.run(["bash", str(repo / "reproduce.sh")], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "data/report.html is released without the traces and tables it is made from" in done.stdout
     total = int(re.search(r"^reproduce: everything matches \((\d+) s", done.stdout, re.M).group(1))
     assert total >= install_s, done.stdout
     assert "== installing into .venv (first use, or requirements.txt changed): requests==" in done.stdout
@@ -169,4 +170,5 @@ def test_the_tables_read_the_traces_an_unusable_output_changes_only_the_sensitiv
     done = reproduce(repo)
     assert done.returncode == 1
     assert "data/tables/sensitivity.csv:" in done.stdout and "differs" in done.stdout
-    assert "reproduce: 1 step(s) FAILED" in done.stdout  # the labels still match
+    assert "data/report.html:" in done.stdout  # the page shows every output, this one too
+    assert "reproduce: 2 step(s) FAILED" in done.stdout  # the labels still match
