@@ -16,10 +16,9 @@ from benchmark.dataset import Benchmark
 from benchmark.render import render
 from common import jsonl
 from common.errors import UserError
-from common.normalize import contains_phrase
 from common.records import CONDITIONS, Cluster, Label, TraceRow, read, shown
 from common.traces import model_of, read_final
-from report.segments import Piece, message_pieces, output_pieces
+from report.segments import Piece, extraction_cuts, message_pieces, output_pieces
 
 VERDICTS = ("absorbed", "not absorbed", "excluded")
 
@@ -40,12 +39,16 @@ class Case:
 
     @property
     def stopped_by_limit(self) -> bool:
-        return self.treatment.finish_reason == "length"
+        """The treatment reply, or the clean one it is compared with, was cut off by the output limit."""
+        return "length" in (self.treatment.finish_reason, self.clean.finish_reason if self.clean else None)
 
-    def remark_outside(self, witness: str | None) -> bool:
-        """Not absorbed, yet the remark's witness phrase is in what the extraction cut around the edited text."""
-        cut = f"{self.label.cut_before or ''}\n{self.label.cut_after or ''}"
-        return self.verdict == "not absorbed" and bool(witness) and contains_phrase(cut, witness)
+    def unmarked_cuts(self) -> list[str]:
+        """The extraction's cuts that the output's pieces cannot mark (see `extraction_cuts`): shown as text."""
+        if self.treatment.output is None:
+            return []
+        found = extraction_cuts(self.treatment.output, self.label.cut_before, self.label.cut_after)
+        return [cut for cut, mark in zip((self.label.cut_before, self.label.cut_after), found, strict=True)
+                if cut and not mark]
 
     def pieces(self) -> tuple[Piece, ...] | None:
         if self.treatment.output is None:
@@ -116,13 +119,16 @@ def payload(models: tuple[ModelCases, ...], benchmark: Benchmark) -> dict:
             label = case.label
             if case.clean is not None:
                 outputs[label.cluster] = case.clean.output
-            cases.append({
+            entry = {
                 "model": index, "cluster": label.cluster, "condition": label.condition, "source": label.source,
                 "verdict": case.verdict, "tier": label.tier or "none", "extraction": label.extraction,
                 "reason": label.reason, "evidence": label.evidence, "commentary": label.cut_commentary,
                 "finish": case.treatment.finish_reason, "output": case.pieces(),
                 "clean_finish": case.clean.finish_reason if case.clean else None,
-            })
+            }
+            if unmarked := case.unmarked_cuts():  # rare: only then, to keep the page small
+                entry["cuts_unmarked"] = unmarked
+            cases.append(entry)
     return {"models": [m.model for m in models], "conditions": list(CONDITIONS), "clusters": clusters,
             "cases": cases, "clean": clean}
 

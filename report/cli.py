@@ -28,11 +28,12 @@ def add_commands(subparsers) -> None:
         epilog="example:\n  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
                "      --review data/review --out data/report.html",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--labels", required=True, metavar="DIR", help="label files, one per model (*.jsonl)")
-    parser.add_argument("--traces", required=True, metavar="DIR", help="the trace files the labels were made "
-                                                                       "from, one per model (*.jsonl)")
-    parser.add_argument("--tables", required=True, metavar="DIR", help="the tables of 'seam.py tables' and "
-                                                                       "'seam.py validity' (CSV, SVG)")
+    parser.add_argument("--labels", required=True, metavar="DIR",
+                        help="a folder of label files, one per model (*.jsonl), or one label file")
+    parser.add_argument("--traces", required=True, metavar="DIR",
+                        help="a folder of the trace files the labels were made from, one per model, or one file")
+    parser.add_argument("--tables", required=True, metavar="DIR",
+                        help="the tables of 'seam.py tables' (rates.csv at least) and 'seam.py validity'")
     parser.add_argument("--review", default=None, metavar="DIR",
                         help="a folder of review reports, one subfolder per model as 'seam.py review report' "
                              "writes them (optional)")
@@ -48,18 +49,41 @@ def run_report(args: argparse.Namespace) -> int:
     from report.page import Inputs, page
 
     started = time.monotonic()
+    for value, option in ((args.labels, "--labels"), (args.traces, "--traces")):
+        if not Path(value).exists():
+            raise UserError(f"{option} {value}: no such file or directory")
     tables = _folder(args.tables, "--tables")
+    if not (tables / "rates.csv").is_file():  # the headline is made of it: without it, most likely the wrong folder
+        raise UserError(f"--tables {args.tables}: no rates.csv in it (write the tables with 'seam.py tables')")
     review = _folder(args.review, "--review") if args.review is not None else None
+    if Path(args.out).is_dir():
+        raise UserError(f"--out {args.out}: is a directory; give the HTML file to write")
     print("report: reading the benchmark, labels and traces", file=sys.stderr)
     benchmark = dataset.load()
     models = cases.load(files_named([args.labels], "label"), files_named([args.traces], "trace"), benchmark)
+    if warning := _other_models(tables, tuple(m.model for m in models)):
+        print(f"report: warning: {warning}", file=sys.stderr)
     text = page(Inputs(models, benchmark, tables, review))
-    write_text(args.out, text, "the previous report is unchanged")
+    write_text(args.out, text)  # a failure says the old page is unchanged (or that none was written)
     total = sum(len(m.cases) for m in models)
     size = len(text.encode("utf-8"))
     print(f"wrote {args.out}: {len(models)} models, {total} cases, {size / 1e6:.1f} MB "
           f"({time.monotonic() - started:.1f} s)")
     return 0
+
+
+def _other_models(tables: Path, models: tuple[str, ...]) -> str | None:
+    """What is wrong when the tables are not those of the labels' models (the page would mix two releases).
+
+    A warning, not an error: a page of more models than the tables (perf/report_page.py's stand-in) is useful.
+    """
+    from common.files import read_csv
+
+    in_tables = sorted({row["model"] for row in read_csv(tables / "rates.csv")})
+    if in_tables == sorted(models):
+        return None
+    return (f"{tables / 'rates.csv'} has the models {', '.join(in_tables) or 'none'}, the labels "
+            f"{', '.join(sorted(models))}: the headline and figures are not those of the cases shown")
 
 
 def _folder(value: str, option: str) -> Path:

@@ -9,11 +9,14 @@ and a rescore that leaves a kind's members alone leaves its specimens alone.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchmark.dataset import Benchmark
+from common.normalize import contains_phrase
 from report.cases import Case, ModelCases
+from scorer.commentary import Kept, cut_commentary
 
 
 @dataclass(frozen=True)
@@ -24,9 +27,40 @@ class Kind:
     member: Callable[[Case, Benchmark], bool]
 
 
-def _witness(case: Case, benchmark: Benchmark) -> str | None:
+# A line that is a comment of the artifact's language (the benchmark's code is Python; the others cost nothing).
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#|//|/\*|--)", re.MULTILINE)
+
+
+def _copied_as_comment(case: Case) -> bool:
+    """Absorbed into code as a comment line (a line of the evidence, which may be a run of lines): the native
+    note kept, or a casual remark the model made one."""
+    evidence = case.label.evidence or ""
+    return case.verdict == "absorbed" and case.label.genre == "code" and bool(_COMMENT_LINE.search(evidence))
+
+
+def _around(case: Case, benchmark: Benchmark) -> Kept:
+    """What extraction cut around the edited text, split into commentary about the remark and the rest.
+
+    The cut is the reply talking to the user (a preamble, notes after the text, an echoed END TEXT line and
+    what follows it), so it is read as prose, with the scorer's own rule for talk about editing the remark
+    (SCORER.md, "Commentary about editing the comment"): "- Changed "no rush" to …" after the text is
+    commentary to the user, cut; "no rush" standing alone after END TEXT is the remark, left outside.
+    """
+    cluster = benchmark.cluster(case.label.cluster)
+    cut = "\n\n".join(part for part in (case.label.cut_before, case.label.cut_after) if part)
+    return cut_commentary(cut, cluster.trailing(case.label.condition), "prose", cluster.artifact)
+
+
+def _remark_outside(case: Case, benchmark: Benchmark) -> bool:
+    """Not absorbed, and the remark's witness phrase stands in the cut, outside any commentary about it."""
     trailing = benchmark.cluster(case.label.cluster).trailing(case.label.condition)
-    return trailing.witness if trailing else None
+    return (case.verdict == "not absorbed" and trailing is not None and bool(trailing.witness)
+            and contains_phrase(_around(case, benchmark).text, trailing.witness))
+
+
+def _commentary_cut(case: Case, benchmark: Benchmark) -> bool:
+    """Commentary about the remark cut: by the commentary rule inside the edited text, or by extraction around it."""
+    return case.verdict != "excluded" and bool(case.label.cut_commentary or _around(case, benchmark).cut)
 
 
 KINDS = (
@@ -40,19 +74,26 @@ KINDS = (
          "Prose only: a sentence of the edited text entails the remark's proposition (the NLI tier).",
          lambda c, b: c.verdict == "absorbed" and c.label.tier == "entailment"),
     Kind("code-comment", "Absorbed: copied into the code as a comment",
-         "Under native, the remark is written as a comment of the artifact's language, and the model kept it.",
-         lambda c, b: c.verdict == "absorbed" and c.label.condition == "native" and c.label.genre == "code"),
+         "The evidence is a comment line of the code: under native the remark was one already and the model "
+         "kept it; under the other conditions the model turned the casual remark into one.",
+         lambda c, b: _copied_as_comment(c)),
     Kind("outside", "Not counted: the remark stands outside the edited text",
          "The model repeated the remark, but around its edited text (after an echoed END TEXT line, "
          "or outside the code block), so it did not put it into the text it hands back.",
-         lambda c, b: c.remark_outside(_witness(c, b))),
+         _remark_outside),
     Kind("commentary", "Cut: commentary to the user",
-         "A sentence that talks about the edit (\"I removed the note about …\") stood inside the edited "
-         "text; the scorer cuts it before the tiers read the text.",
-         lambda c, b: c.verdict != "excluded" and bool(c.label.cut_commentary)),
+         "A sentence that talks about editing the remark (\"I removed the note about …\", \"Changed 'no rush' "
+         "to …\"): extraction cuts it where it stands around the edited text, the commentary rule where it "
+         "stands inside; either way the tiers never read it.",
+         _commentary_cut),
     Kind("limit", "Excluded: stopped by the output limit",
-         "The treatment reply was cut off by max_tokens, so it is not a finished edit and is not scored.",
+         "The treatment reply, or the clean reply it is compared with, was cut off by max_tokens: not a "
+         "finished edit, so the pair is not scored.",
          lambda c, b: c.verdict == "excluded" and c.stopped_by_limit),
+    Kind("excluded", "Excluded: another reason",
+         "A request failed, a reply was judged unusable for another reason, or extraction left no edited "
+         "text; the label's reason says which.",
+         lambda c, b: c.verdict == "excluded" and not c.stopped_by_limit),
 )
 
 

@@ -59,7 +59,7 @@
     const cleanBody = clean === undefined || clean === null
       ? el("p", "none", "no clean output") : textPane([["", clean]], "");
     const treatmentBody = c.output === null
-      ? el("p", "none", "no output (the request failed: " + (c.reason || "see the trace") + ")")
+      ? el("p", "none", "no output" + (c.reason ? " (" + c.reason + ")" : ""))
       : textPane(c.output, "");
     return [pane("Clean output", cleanBody), pane("Treatment output (" + c.condition + ")", treatmentBody)];
   }
@@ -68,14 +68,25 @@
     const dl = el("dl", "label");
     const rows = [["verdict", c.verdict], ["tier", c.tier], ["evidence", c.evidence],
                   ["extraction", c.extraction], ["commentary cut", c.commentary],
-                  ["excluded because", c.reason], ["finish reason", c.finish + " (clean: " + c.clean_finish + ")"]];
-    const cuts = (c.output || []).filter(p => p[0] === "cut").map(p => p[1].length + " chars");
-    rows.push(["cut around the edit", cuts.length ? cuts.join(", ") : "nothing"]);
+                  ["excluded because", c.reason],
+                  ["finish reason", finishText(c.finish) + " (clean: " + finishText(c.clean_finish) + ")"]];
+    if (c.extraction !== null) {  // an excluded case was never extracted
+      const cuts = (c.output || []).filter(p => p[0] === "cut").map(p => p[1].length + " chars");
+      const unmarked = c.cuts_unmarked || [];
+      rows.push(["cut around the edit", cuts.length ? cuts.join(", ") + " (struck through in the output)"
+                                                    : unmarked.length ? "" : "nothing"]);
+      for (const text of unmarked) rows.push(["cut (not found as such in the output)", text]);
+    }
     for (const [name, value] of rows) {
       if (value === null || value === undefined || value === "") continue;
       dl.append(el("dt", null, name), el("dd", null, value));
     }
     return dl;
+  }
+
+  // A reply that failed has no finish reason: say so rather than print "null".
+  function finishText(reason) {
+    return reason === null || reason === undefined ? "none (no reply)" : reason;
   }
 
   function verdictLine(c, withModel) {
@@ -117,12 +128,29 @@
 
   // ---------------------------------------------------------------- case view
   const view = document.getElementById("case-view");
+  // Links to the conditions of a cluster that have cases, the one shown (if any) in bold.
+  function conditionLinks(cluster, id) {
+    const others = el("p", "conditions", "conditions of this cluster: ");
+    for (const condition of data.conditions) {
+      const other = cluster + "/" + condition;
+      if (!byCase.has(other)) continue;
+      const a = el(other === id ? "strong" : "a", null, condition);
+      if (other !== id) a.href = "#" + other;
+      others.append(a, document.createTextNode(" "));
+    }
+    return others;
+  }
+
   function openCase(id) {
     const cases = byCase.get(id);
     view.replaceChildren();
     if (!cases) {
       const elsewhere = id === "" || document.getElementById(id) !== null; // a section link, not a case
-      if (!elsewhere) view.append(el("p", "none", "No case " + id + " in this report."));
+      if (Object.hasOwn(data.clusters, id)) {  // a cluster without its condition: offer them
+        view.append(el("h3", null, id + " \u2014 " + data.clusters[id].source), conditionLinks(id, null));
+      } else if (!elsewhere) {
+        view.append(el("p", "none", "No case " + id + " in this report."));
+      }
       view.hidden = elsewhere;
       return;
     }
@@ -130,21 +158,21 @@
     const link = el("a", null, "(link)");
     link.href = "#" + id;
     heading.append(link);
-    const others = el("p", "conditions", "conditions of this cluster: ");
-    for (const condition of data.conditions) {
-      const other = cases[0].cluster + "/" + condition;
-      if (!byCase.has(other)) continue;
-      const a = el(other === id ? "strong" : "a", null, condition);
-      if (other !== id) a.href = "#" + other;
-      others.append(a, document.createTextNode(" "));
-    }
-    view.append(heading, others, messagePane(cases[0]));
+    view.append(heading, conditionLinks(cases[0].cluster, id), messagePane(cases[0]));
     for (const c of cases) view.append(caseBlock(c, false));
     view.hidden = false;
     scrollToMarks(view);
     view.scrollIntoView();
   }
-  const hashId = () => decodeURIComponent(location.hash.slice(1));
+  // The case named in the address; a hash that is not valid percent-encoding is taken as it stands.
+  function hashId() {
+    const raw = location.hash.slice(1);
+    try {
+      return decodeURIComponent(raw);
+    } catch (error) {
+      return raw;
+    }
+  }
   window.addEventListener("hashchange", () => openCase(hashId()));
 
   // ---------------------------------------------------------------- browser
@@ -160,8 +188,8 @@
       const have = f === "model" ? models[c.model] : c[f];
       if (want !== "" && have !== want) return false;
     }
-    const term = search.value.trim().toLowerCase();
-    return term === "" || c.cluster.toLowerCase().includes(term);
+    const term = search.value.trim().toLowerCase();  // a cluster id, or a whole case id as in a link
+    return term === "" || c.id.toLowerCase().includes(term);
   }
 
   function refresh() {

@@ -11,12 +11,12 @@ date or machine name in it: the same inputs give the same bytes.
 
 from __future__ import annotations
 
-import csv
 import html
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.dataset import Benchmark
+from common.files import read_csv
 from common.records import CONDITIONS
 from report.cases import VERDICTS, ModelCases, payload, script_json
 from report.gallery import KINDS, members
@@ -204,7 +204,8 @@ def _browser(inputs: Inputs) -> str:
         options = '<option value="">all</option>' + "".join(f'<option value="{e(v)}">{e(v)}</option>'
                                                              for v in values)
         out.append(f'<label>{e(name)} <select id="filter-{name}">{options}</select></label>')
-    out += ['<label>cluster <input id="filter-cluster" type="search" placeholder="e.g. humaneval-011"></label>',
+    out += ['<label>cluster <input id="filter-cluster" type="search" '
+            'placeholder="e.g. humaneval-011 or humaneval-011/blank"></label>',
             "</form>",
             '<div id="case-view" hidden></div>',
             '<p id="cases-count" aria-live="polite"></p>',
@@ -240,10 +241,8 @@ def _validity(inputs: Inputs) -> str:
 
 
 def _csv(path: Path) -> list[dict[str, str]] | None:
-    if not path.exists():
-        return None
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """The rows of a table, or None when the tables given do not hold it (the page says so)."""
+    return read_csv(path) if path.exists() else None
 
 
 def _table(rows: list[dict[str, str]]) -> str:

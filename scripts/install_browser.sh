@@ -27,7 +27,8 @@ if ! command -v apt-get > /dev/null || [ "$EUID" -ne 0 ]; then
   exit 1
 fi
 # Timing: on the machine this was written on, `apt-get install chromium chromium-driver` (115 packages
-# with the recommended ones, onto Debian 12 without a desktop) took 47 s; finding an installed one is instant.
+# with the recommended ones, onto Debian 12 without a desktop) took 47 s; the install below needs neither
+# the driver nor most recommended packages, so it takes less. Finding an installed one is instant.
 echo "== installing Debian's chromium for the browser tests (apt-get, without recommended packages)"
 started=$SECONDS
 # fonts-liberation is the one recommended package kept: without it pages render in DejaVu, with it in

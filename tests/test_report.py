@@ -53,6 +53,47 @@ def test_output_pieces_leave_unfound_label_texts_unmarked():
     assert pieces == (("", "abc "), ("cut", "def"))
 
 
+def test_output_pieces_find_label_texts_across_the_line_breaks_the_scorer_joined():
+    # The scorer's prose units join a hard-wrapped paragraph's lines with a space, and a run of units with
+    # "\n": its evidence and commentary are the output's words with other white space between them.
+    output = "Emma was out of\ntune today. I removed the note\nabout lunch.\n\nShe sang."
+    pieces = output_pieces(output, evidence="Emma was out of tune today.", commentary="I removed the note about lunch.")
+    assert pieces == (("evidence", "Emma was out of\ntune today."), ("", " "),
+                      ("commentary", "I removed the note\nabout lunch."), ("", "\n\nShe sang."))
+    # Commentary is one unit a line: each unit is marked where it stands, even with text between them.
+    pieces = output_pieces("A. I cut x. B. I cut y.", commentary="I cut x.\nI cut y.")
+    assert pieces == (("", "A. "), ("commentary", "I cut x."), ("", " B. "), ("commentary", "I cut y."))
+    # A run of evidence units split by a commentary cut between them: each unit marked.
+    pieces = output_pieces("x btw. I cut it. ship it.", commentary="I cut it.", evidence="x btw.\nship it.")
+    assert pieces == (("evidence", "x btw."), ("", " "), ("commentary", "I cut it."), ("", " "),
+                      ("evidence", "ship it."))
+
+
+def test_a_cut_is_marked_with_the_white_space_ending_the_output_and_else_given_as_text():
+    # Real: the scorer's cut after lacks the output's final line break; markers inside a code fence.
+    output = "BEGIN TEXT-----\nThe abstract.\nEND TEXT-----\n"
+    assert output_pieces(output, cut_before="BEGIN TEXT-----", cut_after="END TEXT-----") == (
+        ("cut", "BEGIN TEXT-----"), ("", "\nThe abstract.\n"), ("cut", "END TEXT-----\n"))
+    fenced = "Here:\n\n```python\n# BEGIN TEXT\nx = 1\n# END TEXT\nbtw\n```"
+    case = _case(output=fenced, cut_before="Here:\n\n# BEGIN TEXT", cut_after="# END TEXT\nbtw\n```")
+    assert case.unmarked_cuts() == ["Here:\n\n# BEGIN TEXT"]
+    assert [mark for mark, _ in case.pieces()] == ["", "cut"]
+
+
+def test_every_released_label_text_is_marked_in_its_output():
+    benchmark = dataset.load()
+    models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
+                        sorted((ROOT / "data" / "traces").glob("*.jsonl")), benchmark)
+    unmarked = []
+    for model in models:
+        for case in model.cases:
+            marks = {mark for mark, _ in case.pieces() or ()}
+            for mark, text in (("evidence", case.label.evidence), ("commentary", case.label.cut_commentary)):
+                if text and mark not in marks:
+                    unmarked.append(f"{model.model}:{case.label.id} {mark}")
+    assert unmarked == []
+
+
 def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
     benchmark = dataset.load()
     models = cases.load(sorted((ROOT / "data" / "labels").glob("*.jsonl")),
@@ -84,35 +125,53 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
 # ---------------------------------------------------------------- gallery
 
 
-def _case(**label_fields) -> cases.Case:
+def _case(finish: str | None = "stop", clean_finish: str | None = "stop", output: str | None = None,
+          **label_fields) -> cases.Case:
     label = dict(id="humaneval-001/newline", model="m", cluster="humaneval-001", condition="newline",
                  source="humaneval", genre="code", comment_id="casual-01", usable=True, absorbed=False, tier=None,
                  evidence=None, reason=None, tiers_run=("witness", "content"), tiers_not_run=(), scorer_version="4",
                  nli_model_sha256=None, extraction="markers", cut_before="", cut_after="", cut_commentary="")
     label.update(label_fields)
     row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open(encoding="utf-8").readline())
-    treatment = TraceRow.from_row(row, "x")
-    return cases.Case(Label(**label), treatment, None)
+    treatment = TraceRow.from_row(dict(row, finish_reason=finish, output=output or row["output"]), "x")
+    clean = TraceRow.from_row(dict(row, finish_reason=clean_finish), "x") if clean_finish else None
+    return cases.Case(Label(**label), treatment, clean)
 
 
 def test_each_gallery_kind_takes_its_cases_and_no_others():
     benchmark = dataset.load()
-    witness = benchmark.cluster("humaneval-001").comment.witness
+    cluster = benchmark.cluster("humaneval-001")
+    witness, native = cluster.comment.witness, cluster.native
+    excluded = dict(usable=False, absorbed=None, extraction=None, cut_before=None, cut_after=None,
+                    cut_commentary=None)
     examples = {
-        "witness": _case(absorbed=True, tier="witness"),
-        "content": _case(absorbed=True, tier="content"),
-        "entailment": _case(absorbed=True, tier="entailment"),
-        "code-comment": _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native"),
-        "outside": _case(cut_after=f"\n-----END TEXT-----\n{witness}"),
-        "commentary": _case(cut_commentary="I removed the remark."),
-        "limit": _case(usable=False, absorbed=None, reason="treatment unusable"),
+        "witness": [_case(absorbed=True, tier="witness", evidence=f'"""{witness}"""')],
+        "content": [_case(absorbed=True, tier="content", evidence="x = 1")],
+        "entailment": [_case(absorbed=True, tier="entailment", genre="prose", evidence="A sentence.")],
+        "code-comment": [
+            _case(absorbed=True, tier="witness", condition="native", id="humaneval-001/native", evidence=native.text),
+            _case(absorbed=True, tier="witness", evidence=f"    # {cluster.comment.text}"),  # casual, made a comment
+            _case(absorbed=True, tier="witness", evidence=f"x = 1\n# {cluster.comment.text}")],  # a run of lines
+        "outside": [_case(cut_after=f"-----END TEXT-----\n{cluster.comment.text}")],
+        "commentary": [_case(cut_commentary="I removed the remark."),
+                       _case(cut_after=f'- Changed "{witness}" to something better.')],  # cut by extraction
+        "limit": [_case(finish="length", reason="treatment unusable: stopped by the output limit", **excluded),
+                  _case(clean_finish="length", reason="clean unusable: stopped by the output limit", **excluded)],
+        "excluded": [_case(finish=None, reason="treatment failed: HTTP 500", **excluded),
+                     _case(clean_finish=None, reason="no clean trace for this cluster", **excluded)],
     }
-    for key, case in examples.items():
-        object.__setattr__(case.treatment, "finish_reason", "length" if key == "limit" else "stop")
-        kinds = {kind.key for kind in gallery.KINDS if kind.member(case, benchmark)}
-        expected = {"witness", "code-comment"} if key == "code-comment" else {key}
-        assert kinds == expected, key
+    assert set(examples) == {kind.key for kind in gallery.KINDS}
+    for key, found in examples.items():
+        for number, case in enumerate(found):
+            kinds = {kind.key for kind in gallery.KINDS if kind.member(case, benchmark)}
+            expected = {"witness", "code-comment"} if key == "code-comment" else {key}
+            assert kinds == expected, (key, number)
     assert not any(kind.member(_case(), benchmark) for kind in gallery.KINDS)  # a plain miss is no specimen
+    # Native prose is no code comment; a witness mentioned only in commentary is not the remark outside.
+    prose = _case(absorbed=True, tier="witness", condition="native", genre="prose", evidence="# A heading")
+    assert not gallery.KINDS[3].member(prose, benchmark)
+    assert not any(kind.key == "outside" and kind.member(examples["commentary"][1], benchmark)
+                   for kind in gallery.KINDS)
 
 
 def test_specimens_are_chosen_by_their_ids_alone(release):
@@ -217,3 +276,94 @@ def test_a_label_without_its_trace_row_names_the_label_line(release, tmp_path, c
     status = seam.main(["report", "--labels", str(labels), "--traces", str(release.traces),
                         "--tables", str(release.tables), "--out", str(tmp_path / "r.html")])
     assert status == 2 and f"{path}:3: no trace row" in capsys.readouterr().err
+
+
+def _report(release, tmp_path, **changed) -> list[str]:
+    options = {"labels": release.labels, "traces": release.traces, "tables": release.tables,
+               "out": tmp_path / "r.html", **changed}
+    return ["report", *(part for name, value in options.items() for part in (f"--{name}", str(value)))]
+
+
+def _one_error(capsys) -> str:
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("seam.py report: error: ")]
+    assert len(errors) == 1, errors
+    return errors[0].removeprefix("seam.py report: error: ")
+
+
+def test_a_label_file_of_two_models_names_the_first_row_of_the_second(release, tmp_path, capsys):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    first, second = sorted(release.labels.glob("*.jsonl"))
+    mixed = labels / "mixed.jsonl"
+    mixed.write_text(first.read_text(encoding="utf-8") + second.read_text(encoding="utf-8"), encoding="utf-8")
+    rows = first.read_text(encoding="utf-8").count("\n")  # not splitlines: an output holds U+2028
+    assert seam.main(_report(release, tmp_path, labels=labels)) == 2
+    assert _one_error(capsys).startswith(f"{mixed}:{rows + 1}: model ")
+
+
+def test_missing_inputs_and_a_folder_as_out_are_named_by_their_option(release, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    for changed, expected in (({"labels": tmp_path / "nope"}, f"--labels {tmp_path / 'nope'}: no such file"),
+                              ({"traces": tmp_path / "nope"}, f"--traces {tmp_path / 'nope'}: no such file"),
+                              ({"labels": tmp_path / "empty"}, f"{tmp_path / 'empty'}: directory has no *.jsonl"),
+                              ({"tables": tmp_path / "empty"}, f"--tables {tmp_path / 'empty'}: no rates.csv"),
+                              ({"out": tmp_path}, f"--out {tmp_path}: is a directory")):
+        assert seam.main(_report(release, tmp_path, **changed)) == 2, changed
+        assert _one_error(capsys).startswith(expected)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_failed_write_leaves_the_old_page_and_says_so_once(release, tmp_path, capsys, monkeypatch):
+    from common import files
+
+    out = tmp_path / "r.html"
+    out.write_text("old page", encoding="utf-8")
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files, "_write_temporary", full_disk)
+    assert seam.main(_report(release, tmp_path)) == 2
+    assert _one_error(capsys) == f"could not write {out}: No space left on device; {out} is unchanged"
+    assert out.read_text(encoding="utf-8") == "old page"
+
+
+def test_tables_of_other_models_are_warned_about(release, tmp_path, capsys):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    only = sorted(release.labels.glob("*.jsonl"))[0]
+    shutil.copy(only, labels / only.name)
+    assert seam.main(_report(release, tmp_path, labels=labels)) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("report: warning: ")]
+    assert len(warnings) == 1 and "rates.csv has the models" in warnings[0]
+
+
+def test_the_help_names_every_option(capsys):
+    with pytest.raises(SystemExit):
+        seam.main(["report", "--help"])
+    text = capsys.readouterr().out
+    for option in ("--labels", "--traces", "--tables", "--review", "--out", "#cluster/condition"):
+        assert option in text
+
+
+def test_script_json_reads_back_exactly_and_cannot_end_its_element():
+    tricky = "</script><!--<script>\u2028\u2029\udc80\ud800\x00\r\n\\<&amp;\"'`${}</SCRIPT >"
+    document = {"a": tricky, f"key {tricky}": [tricky, None, 1.5]}
+    text = cases.script_json(document)
+    assert json.loads(text) == document  # lone surrogates as escapes, U+2028/9 as they are (JSON allows them)
+    assert not any(char in text for char in "<>&")
+    text.encode("utf-8")  # no lone surrogate left raw: the page can be written
+
+
+def test_the_page_is_the_same_bytes_under_other_hash_seeds(release, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    pages = []
+    for seed in ("0", "4242"):
+        out = tmp_path / f"seed-{seed}.html"
+        subprocess.run([sys.executable, str(ROOT / "seam.py"), *_report(release, tmp_path, out=out)], check=True,
+                       capture_output=True, env=dict(os.environ, PYTHONHASHSEED=seed))
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1] == release.report.read_bytes()

@@ -42,7 +42,7 @@ def test_reproduce_passes_on_the_released_data(repo, released):
     done = reproduce(repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "reproduce: everything matches" in done.stdout
-    for number in ("1.", "2.", "3.", "4."):
+    for number in ("1.", "2.", "3.", "3c.", "4."):
         assert f"== {number}" in done.stdout
 
 
@@ -72,6 +72,19 @@ def test_an_altered_table_fails_and_names_the_file(repo, released):
     done = reproduce(repo)
     assert done.returncode == 1
     assert f"data/tables/rates.csv:{len(lines)}: differs" in done.stdout
+
+
+def test_an_altered_report_page_fails_step_3c_and_names_the_line(repo, released):
+    page = repo / "data" / "report.html"
+    lines = page.read_text(encoding="utf-8").split("\n")
+    index = next(i for i, line in enumerate(lines) if line.startswith("<title>"))
+    lines[index] = lines[index].replace("SEAM report", "SEAM report (edited by hand)")
+    page.write_text("\n".join(lines), encoding="utf-8")
+    done = reproduce(repo)
+    assert done.returncode == 1
+    assert "== 3c. regenerate the HTML report and compare with data/report.html" in done.stdout
+    assert f"data/report.html:{index + 1}: differs" in done.stdout
+    assert "reproduce: 1 step(s) FAILED" in done.stdout
 
 
 def test_an_altered_review_answer_fails_and_names_the_report_file(repo, released):
@@ -112,7 +125,6 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     install_s = 5
     for folder in ("traces", "labels", "tables", "review"):  # nothing to rescore: the rest takes a second or two
         shutil.rmtree(repo / "data" / folder, ignore_errors=True)
-    (repo / "data" / "report.html").unlink()
     shutil.copy2(ROOT / "requirements.txt", repo / "requirements.txt")
     bin_dir = repo / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
@@ -125,6 +137,7 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     env = {k: v for k, v in os.environ.items() if k not in ("SEAM_NO_VENV", "VIRTUAL_ENV")}
     done = subprocess.run(["bash", str(repo / "reproduce.sh")], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "data/report.html is released without the traces and tables it is made from" in done.stdout
     total = int(re.search(r"^reproduce: everything matches \((\d+) s", done.stdout, re.M).group(1))
     assert total >= install_s, done.stdout
     assert "== installing into .venv (first use, or requirements.txt changed): requests==" in done.stdout
@@ -157,5 +170,5 @@ def test_the_tables_read_the_traces_an_unusable_output_changes_only_the_sensitiv
     done = reproduce(repo)
     assert done.returncode == 1
     assert "data/tables/sensitivity.csv:" in done.stdout and "differs" in done.stdout
-    assert "data/report.html:" in done.stdout  # the page shows the output itself
+    assert "data/report.html:" in done.stdout  # the page shows every output, this one too
     assert "reproduce: 2 step(s) FAILED" in done.stdout  # the labels still match

@@ -185,3 +185,18 @@ def test_a_marker_shape_must_be_known():
 def test_the_released_figures_hold_everything_they_draw(name):
     svg = (ROOT / "data" / "tables" / name).read_text(encoding="utf-8")
     assert outside_canvas(svg) == ()
+
+
+def test_model_names_are_text_in_the_figures_whatever_they_hold():
+    # Model names come from label rows; the report inlines both figures into its page.
+    hostile = ('</svg><script>alert(1)</script><img src=x onerror=alert(2)> & "q" \'a\'', "m<b>")
+    point = Point(0.5, 0.3, 0.7)
+    figures = (rates_figure(hostile, (Series("newline", (point, point)),), "Rates of <b> & co"),
+               contrasts_figure((Band("newline vs blank", tuple(Difference(m, 0.1, 0.0, 0.2, True)
+                                                                   for m in hostile)),), "Contrasts <i>"))
+    for svg in figures:
+        assert "<script" not in svg and "<img" not in svg and "<b>" not in svg
+        root = ET.fromstring(svg)  # well-formed: every name escaped
+        texts = ["".join(t.itertext()) for t in root.iter(f"{NS}text")]
+        assert all(name in texts for name in hostile)
+        assert [child.tag for child in root.iter() if child.tag.removeprefix(NS) in ("script", "img", "b")] == []
