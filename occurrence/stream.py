@@ -22,8 +22,8 @@ the byte offset: a corpus is never half-read silently.
 from __future__ import annotations
 
 import codecs
-import gzip
 import hashlib
+import io
 import json
 import re
 import zipfile
@@ -100,6 +100,7 @@ class Corpus:
     position: Callable[[], int]  # how far the reading is, in units of `total`
     total: int  # the size progress is measured against
     closers: tuple
+    gunzip: _Gunzip | None = None
 
     @property
     def name(self) -> str:
@@ -109,6 +110,45 @@ class Corpus:
     def close(self) -> None:
         for item in reversed(self.closers):
             item.close()
+
+    def cut_short(self) -> bool:
+        """Whether the compressed stream ended before its end marker (a .gz cut short): its text ends
+        early even where the cut falls between two objects."""
+        return self.gunzip is not None and self.gunzip.cut
+
+
+class _Gunzip(io.RawIOBase):
+    """A .gz file's decompressed bytes. Unlike `gzip.GzipFile`, a file cut short gives every byte that was
+    decompressed before the cut and then ends, with `cut` set, so that the JSON above decides what was lost;
+    damaged data (a CRC that does not match) is a `zlib.error`. Several gzip members follow one another."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.inflate = zlib.decompressobj(31)
+        self.pending = b""
+        self.done = False
+        self.cut = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending and not self.done:
+            chunk = self.raw.read(CHUNK)
+            if not chunk:
+                self.done = True
+                self.cut = not self.inflate.eof
+                self.pending = self.inflate.flush()
+                break
+            data = self.inflate.decompress(chunk)
+            while self.inflate.eof and self.inflate.unused_data:
+                rest, self.inflate = self.inflate.unused_data, zlib.decompressobj(31)
+                data += self.inflate.decompress(rest)
+            self.pending = data
+        size = min(len(buffer), len(self.pending))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        return size
 
 
 def open_corpus(path: str | Path, member: str | None = None) -> Corpus:
@@ -123,9 +163,9 @@ def open_corpus(path: str | Path, member: str | None = None) -> Corpus:
         raise UserError(f"--member is for an archive (.whl, .zip); {path} is not one")
     raw = open(path, "rb")  # noqa: SIM115 (closed by Corpus.close)
     if path.suffix == ".gz":
-        unpacked = gzip.GzipFile(fileobj=raw)
-        stream = Counted(unpacked)
-        return Corpus(path, None, stream, None, raw.tell, size, (raw, unpacked))
+        gunzip = _Gunzip(raw)
+        unpacked = io.BufferedReader(gunzip, CHUNK)
+        return Corpus(path, None, Counted(unpacked), None, raw.tell, size, (raw, unpacked), gunzip)
     stream = Counted(raw)
     return Corpus(path, None, stream, size, lambda: stream.count, size, (raw,))
 
@@ -190,7 +230,7 @@ def _peek(corpus: Corpus) -> str:
     the stream is wrapped so the bytes peeked at are read again."""
     head = b""
     while True:
-        data = corpus.stream.read(4096)
+        data = _read(corpus, 4096)
         head += data
         text = head.lstrip(b" \t\r\n")
         if text.startswith(codecs.BOM_UTF8):
@@ -234,9 +274,10 @@ class _Replay:
 
 
 def _read(corpus: Corpus, size: int) -> bytes:
+    """Read from the corpus; damaged compressed data is a `UserError`."""
     try:
         return corpus.stream.read(size)
-    except (zipfile.BadZipFile, zlib.error, EOFError, gzip.BadGzipFile) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
                         f"({exc})") from None
 
@@ -337,7 +378,7 @@ def _array(corpus: Corpus) -> Iterator[Item]:
                 break
             except json.JSONDecodeError as exc:
                 if not _cut_short(text.buf, exc):
-                    raise _damaged(text, exc.pos, f"not JSON: {exc.msg}") from None
+                    raise _damaged(text, exc.pos, f"not JSON: {exc.msg.removesuffix(' at')}") from None
                 text.drop(pos)
                 pos = 0
                 if not text.fill(at_least=len(text.buf)):  # the file ends inside this object: cut short
@@ -385,12 +426,12 @@ def _lines(corpus: Corpus) -> Iterator[Item]:
                                 f"({exc.reason}); the corpus is damaged here") from None
             yield Item(value, number, start)
         line = following
-    return None
+    return TruncatedTail(number + 1, offset, 0) if corpus.cut_short() else None
 
 
 def _readline(corpus: Corpus) -> bytes:
     try:
         return corpus.stream.readline()
-    except (zipfile.BadZipFile, zlib.error, EOFError, gzip.BadGzipFile) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
                         f"({exc})") from None
