@@ -12,13 +12,14 @@ up for the purpose.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 
 # ---------------------------------------------------------------------------------------------- sizes
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-TOKEN = re.compile(r"\S+")
-HAS_ALNUM = re.compile(r"[^\W_]")
+WORD = re.compile(r"\S*?[^\W_]\S*")  # a white-space separated token with a letter or digit in it
 
 
 def word_count(text: str) -> int:
@@ -28,10 +29,20 @@ def word_count(text: str) -> int:
     >>> word_count("fix this, please!  ->"), word_count("请帮我翻译"), word_count("")
     (3, 5, 0)
     """
-    cjk = len(CJK.findall(text))
-    if not cjk:
-        return sum(1 for token in TOKEN.findall(text) if HAS_ALNUM.search(token))
-    return cjk + sum(1 for token in TOKEN.findall(CJK.sub(" ", text)) if HAS_ALNUM.search(token))
+    if CJK.search(text) is None:
+        return len(WORD.findall(text))
+    return len(CJK.findall(text)) + len(WORD.findall(CJK.sub(" ", text)))
+
+
+def has_words(text: str, count: int) -> bool:
+    """Whether the text has at least `count` words (`word_count`), reading no further than needed.
+
+    >>> has_words("one two three", 3), has_words("one two", 3)
+    (True, False)
+    """
+    if CJK.search(text) is not None:
+        return word_count(text) >= count
+    return sum(1 for _ in itertools.islice(WORD.finditer(text), count)) >= count
 
 
 def is_blank(line: str) -> bool:
@@ -72,7 +83,7 @@ CODE_ONLY = frozenset({"end", "fi", "done", "esac", "endif", "begin", "then", "d
                        "})", "]);", ");", "...", "</div>"})
 TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>?")
 ASSIGNMENT = re.compile(r"[A-Za-z_$][\w$.\[\]'\"]*\s*(?:[-+*/%|&^]|\?\?|//|\*\*)?=(?!=)\s*\S")
-CODE_SYMBOLS = frozenset("{}[]()<>;=_$|&*/\\#@^~`")
+SYMBOL = re.compile(r"[{}\[\]()<>;=_$|&*/\\#@^~`]")
 
 
 def symbol_share(line: str) -> float:
@@ -82,10 +93,8 @@ def symbol_share(line: str) -> float:
     >>> symbol_share("x = f(a[0]);"), symbol_share("Hello, world.")
     (0.6, 0.0)
     """
-    visible = [c for c in line if not c.isspace()]
-    if not visible:
-        return 0.0
-    return sum(c in CODE_SYMBOLS for c in visible) / len(visible)
+    visible = sum(map(len, line.split()))
+    return len(SYMBOL.findall(line)) / visible if visible else 0.0
 
 
 def is_code_line(line: str) -> bool:
@@ -120,6 +129,30 @@ def code_share(lines: list[str]) -> float:
     return sum(is_code_line(line) for line in visible) / len(visible) if visible else 0.0
 
 
+def mostly_code(lines: list[str]) -> bool:
+    """Whether half or more of the non-blank lines are code lines (`code_share` >= 0.5), deciding as soon as
+    the rest cannot change the outcome: a long paste is not read to its end to be told from prose.
+
+    >>> mostly_code(["x = 1", "y = 2", "Some words."]), mostly_code(["Hello.", "x = 1", "Bye."]), mostly_code([])
+    (True, False, False)
+    """
+    visible = [line for line in lines if not is_blank(line)]
+    need = math.ceil(len(visible) * MIN_CODE_SHARE)  # code lines for a share of at least MIN_CODE_SHARE
+    if not visible:
+        return False
+    code = prose = 0
+    for line in visible:
+        if is_code_line(line):
+            code += 1
+            if code >= need:
+                return True
+        else:
+            prose += 1
+            if prose > len(visible) - need:
+                return False
+    return False
+
+
 def is_indented(line: str) -> bool:
     """A non-blank line that starts with a tab or four spaces (an indented code block, or code's body)."""
     return not is_blank(line) and (line.startswith("\t") or line.startswith("    "))
@@ -141,9 +174,9 @@ def artifact_kind(lines: list[str]) -> str | None:
     ('code', 'prose', None)
     """
     visible = [line for line in lines if not is_blank(line)]
-    if len(visible) >= MIN_CODE_LINES and code_share(visible) >= MIN_CODE_SHARE:
+    if len(visible) >= MIN_CODE_LINES and mostly_code(visible):
         return "code"
-    if word_count("\n".join(visible)) >= MIN_PROSE_WORDS:
+    if has_words("\n".join(visible), MIN_PROSE_WORDS):
         return "prose"
     return None
 
@@ -163,7 +196,7 @@ def is_instruction(lead: str) -> bool:
     words = word_count(lead)
     if not 1 <= words <= MAX_LEAD_WORDS:
         return False
-    return code_share(lead.split("\n")) < MIN_CODE_SHARE
+    return not mostly_code(lead.split("\n"))
 
 
 def ends_with_colon(lead: str) -> bool:

@@ -129,9 +129,11 @@ def _plain(message: str, lines: list[Line]) -> Seam | None:
         tails.append(groups[-1])
     if len(groups[-1]) >= 2:
         tails.append(groups[-1][-1:])
+    position = {id(line): number for number, line in enumerate(lines)}
     for tail in tails:
-        body = [line for line in lines[:lines.index(tail[0])] if not line.blank]
-        lead = _lead(body, paragraphs(lines[:lines.index(tail[0])]))
+        before = lines[:position[id(tail[0])]]
+        body = [line for line in before if not line.blank]
+        lead = _lead(body, paragraphs(before))
         if lead is None:
             continue
         artifact = body[len(lead):]

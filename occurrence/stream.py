@@ -294,6 +294,7 @@ class _Text:
         self.eof = False
         self.bom = True
         self.lost = 0  # bytes of an incomplete character at the very end
+        self.mark = (0, 1, 0)  # (position in buf, its line, its byte offset): where `where` last counted to
 
     def fill(self, at_least: int = CHUNK) -> bool:
         """Append at least `at_least` bytes' worth of text; False when the file had no more."""
@@ -314,21 +315,25 @@ class _Text:
         if self.bom:
             text, self.bom = text.removeprefix("\ufeff"), False
             self.base_bytes += 3 if data.startswith(codecs.BOM_UTF8) else 0
+            self.mark = (0, self.base_line, self.base_bytes)
         self.buf += text
         return True
 
     def drop(self, pos: int) -> None:
         """Forget the text before `pos` (already read), keeping track of its bytes and lines."""
         if pos:
-            gone = self.buf[:pos]
-            self.base_bytes += len(gone.encode("utf-8"))
-            self.base_line += gone.count("\n")
+            self.base_line, self.base_bytes = self.where(pos)
             self.buf = self.buf[pos:]
+            self.mark = (0, self.base_line, self.base_bytes)
 
     def where(self, pos: int) -> tuple[int, int]:
-        """(line, byte offset) of buf[pos] in the file."""
-        before = self.buf[:pos]
-        return self.base_line + before.count("\n"), self.base_bytes + len(before.encode("utf-8"))
+        """(line, byte offset) of buf[pos] in the file. Counted on from the last position asked for, so that
+        asking for each object in turn costs one pass over the text, not one per object."""
+        start, line, offset = self.mark if self.mark[0] <= pos else (0, self.base_line, self.base_bytes)
+        piece = self.buf[start:pos]
+        line, offset = line + piece.count("\n"), offset + len(piece.encode("utf-8"))
+        self.mark = (pos, line, offset)
+        return line, offset
 
     def skip_white(self, pos: int) -> int:
         """The position of the next character that is not white space, reading on as needed; len(buf) at EOF."""

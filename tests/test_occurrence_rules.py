@@ -31,6 +31,12 @@ def test_word_count_counts_tokens_with_a_letter_or_digit_and_each_chinese_or_jap
     assert rules.word_count(" \n ") == 0
 
 
+def test_has_words_agrees_with_word_count():
+    for text in ["", "one", "one two three", "这是 a test", "-- -- ok"]:
+        for count in range(0, 6):
+            assert rules.has_words(text, count) == (rules.word_count(text) >= count), (text, count)
+
+
 def test_is_blank():
     assert rules.is_blank("  \t") and rules.is_blank("")
     assert not rules.is_blank(" x ")
@@ -69,6 +75,14 @@ def test_is_code_line_refuses_prose(line):
 def test_code_share_counts_non_blank_lines():
     assert rules.code_share(["def f():", "", "    return 1", "It returns one."]) == pytest.approx(2 / 3)
     assert rules.code_share(["", " "]) == 0.0
+
+
+def test_mostly_code_is_a_code_share_of_one_half_or_more():
+    assert rules.mostly_code(["x = 1", "", "Some words here."])
+    assert not rules.mostly_code(["x = 1", "Some words.", "More words."])
+    assert not rules.mostly_code(["", " "])
+    lines = ["x = 1", "Words.", "y = 2", "Words.", "More words."]
+    assert rules.mostly_code(lines) == (rules.code_share(lines) >= 0.5)
 
 
 def test_is_indented():
