@@ -82,6 +82,8 @@ CODE_ONLY = frozenset({"end", "fi", "done", "esac", "endif", "begin", "then", "d
                        "continue", "return", "end;", "end if", "end function", "end sub", "}", "]", ")", "});",
                        "})", "]);", ");", "...", "</div>"})
 TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>?")
+CALL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)\s*;?|[a-z]+_\w*\(.*\)\s*;?")
+KEY_VALUE = re.compile(r"[a-z]+(?:[A-Z_][A-Za-z0-9_]*)+:\s+\S|\"?[\w.-]+\"?:\s*(?:['\"\[{\d]|true\b|false\b|null\b)")
 ASSIGNMENT = re.compile(r"[A-Za-z_$][\w$.\[\]'\"]*\s*(?:[-+*/%|&^]|\?\?|//|\*\*)?=(?!=)\s*\S")
 SYMBOL = re.compile(r"[{}\[\]()<>;=_$|&*/\\#@^~`]")
 
@@ -98,9 +100,11 @@ def symbol_share(line: str) -> float:
 
 
 def is_code_line(line: str) -> bool:
-    """A line that reads as code, markup or a shell command rather than prose: it starts with a keyword or
-    comment marker, ends like a statement or block (`;`, `{`, `}`, `):`, …), is a tag, an assignment, a
-    closing keyword, or is dense with symbols (more than 15 % of its visible characters).
+    """A line that reads as code, markup, configuration or a shell command rather than prose: it starts with a
+    keyword or comment marker, ends like a statement or block (`;`, `{`, `}`, `):`, …), is a tag, an
+    assignment, a call of a dotted or snake_case name (`self.log(…)`), a `camelCase: value` or
+    `key: "value"` line (YAML, JSON), a closing keyword, or is dense with symbols (more than 15 % of its
+    visible characters, and three at least: a pair of brackets in a remark is not code).
 
     >>> [is_code_line(s) for s in ["    return x + 1", "}", "<div class='a'>", "total += 1", "end"]]
     [True, True, True, True, True]
@@ -116,7 +120,9 @@ def is_code_line(line: str) -> bool:
         return True
     if ASSIGNMENT.match(text) and word_count(text) <= 12:
         return True
-    return symbol_share(text) > 0.15
+    if CALL.fullmatch(text) or KEY_VALUE.match(text):
+        return True
+    return symbol_share(text) > 0.15 and len(SYMBOL.findall(text)) >= 3
 
 
 def code_share(lines: list[str]) -> float:
@@ -328,6 +334,67 @@ def continues_questions(tail: str, artifact: str) -> bool:
     return last.endswith(("?", "？")) and tail.rstrip().endswith(("?", "？"))
 
 
+SPEAKER = re.compile(r"\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*(?:\([^)\n]{0,40}\))?:\s+\S")
+USER_LABELS = frozenset({"note", "ps", "p.s.", "p.s", "edit", "update", "question", "request", "task",
+                         "instruction", "instructions", "context", "btw", "fyi", "also", "important", "reminder"})
+
+
+def is_dialogue_line(tail: str) -> bool:
+    """The tail opens with a speaker's name and a colon ("Anna: …", "Dr. Lee (smiling): …"): the next line
+    of a pasted script or chat log. Labels a user puts before their own words (Note, PS, Edit, Question,
+    …) do not count.
+
+    >>> is_dialogue_line("Anna: I told you so."), is_dialogue_line("Note: keep it short"), is_dialogue_line("hi")
+    (True, False, False)
+    """
+    match = SPEAKER.match(tail)
+    return match is not None and match.group(1).lower() not in USER_LABELS
+
+
+def continues_sentence(tail: str, artifact: str) -> bool:
+    """The artifact's last line stops mid-sentence (a letter, a digit or a comma) and the tail starts in
+    lower case: the rest of a sentence wrapped onto the next line, not a remark. Only meaningful when the
+    tail follows on the next line.
+
+    >>> continues_sentence("do not exist yet.", "projects that"), continues_sentence("make it short", "The end.")
+    (True, False)
+    """
+    last = artifact.rstrip()[-1:]
+    return (last.isalnum() or last == ",") and starts_lowercase(tail)
+
+
+# Buttons of browser extensions that ShareGPT's capture kept at the end of messages; never sent as user text.
+INTERFACE = re.compile(r"share prompt|translate now|지금 번역하기|copy code|regenerate response", re.IGNORECASE)
+# Lines that prompt-template extensions (e.g. AIPRM) append to the user's message: "Please write in English
+# language.", "Reply in Français", "Answer in English.". After a paste they are a trailing instruction the
+# model does see; the feature records them so that counts can be given with and without them.
+TEMPLATE = re.compile(r"(?:please )?(?:write|answer|reply|respond)(?: to me)? in [^\n.?!]{1,40}?(?: language)?\.?",
+                      re.IGNORECASE)
+
+
+def is_interface_text(tail: str) -> bool:
+    """The tail is nothing but an extension's button label ("Share Prompt", "Translate now", "지금 번역하기"),
+    captured with the page: not text the user sent.
+
+    >>> is_interface_text("Share Prompt"), is_interface_text("지금 번역하기"), is_interface_text("translate it now")
+    (True, True, False)
+    """
+    return not INTERFACE.sub("", tail).strip(" \t\n.")
+
+
+def is_template_line(tail: str) -> bool:
+    """The tail's last line is one that prompt-template extensions append ("Please write in English
+    language.", "Reply in Español"), button labels aside.
+
+    >>> is_template_line("Please write in English language."), is_template_line("Answer in English.지금 번역하기")
+    (True, True)
+    >>> is_template_line("write it in a friendlier tone please")
+    False
+    """
+    last = INTERFACE.sub("", tail).strip().rsplit("\n", 1)[-1].strip()
+    return TEMPLATE.fullmatch(last) is not None
+
+
 def is_casual(tail: str) -> bool:
     """A casual marker: btw, fyi, thanks, lol, ok, also, just, an emoticon…"""
     return CASUAL.search(tail) is not None
@@ -370,11 +437,11 @@ def lacks_final_period(tail: str) -> bool:
 
 
 # Markers strong enough to tell a remark after prose from the prose's own last paragraph; the weak ones are
-# recorded as features but never decide.
-STRONG_MARKERS = {"remark_casual": is_casual, "remark_request": is_request, "remark_question": is_question,
-                  "remark_second_person": addresses_model}
-WEAK_MARKERS = {"remark_first_person": is_first_person, "remark_lowercase": starts_lowercase,
-                "remark_no_final_period": lacks_final_period}
+# recorded as features but never decide (pasted prose says "you" and "I" as often as users do).
+STRONG_MARKERS = {"remark_casual": is_casual, "remark_request": is_request, "remark_question": is_question}
+WEAK_MARKERS = {"remark_second_person": addresses_model, "remark_first_person": is_first_person,
+                "remark_lowercase": starts_lowercase, "remark_no_final_period": lacks_final_period,
+                "remark_template": is_template_line}
 
 
 def markers(tail: str) -> tuple[str, ...]:
@@ -386,14 +453,15 @@ def markers(tail: str) -> tuple[str, ...]:
     return tuple(name for name, rule in {**STRONG_MARKERS, **WEAK_MARKERS}.items() if rule(tail))
 
 
-def rejects(tail: str, artifact: str, kind: str) -> str | None:
+def rejects(tail: str, artifact: str, kind: str, separator: str = "blank") -> str | None:
     """Why the tail cannot be a remark after an artifact of this kind, or None when it can.
 
     Every kind: the tail must be short (`remark_size_ok`), shorter than the artifact, not code, not program
-    output, not a bare link, not a list item, not a letter's sign-off, not a heading and not the
-    announcement of another paste. After prose (which has no syntax to end), it must also carry a strong
-    marker (casual, a request, a question, or the second person) and must not be the next of a list of
-    questions.
+    output, not a bare link, not a list item, not a letter's sign-off, not a heading, not the announcement
+    of another paste, not the next line of a dialogue and not an extension's button label. After prose
+    (which has no syntax to end), it must also carry a strong marker (casual, a request or a question),
+    must not be the next of a list of questions, and, on the line right after the prose, must not be the
+    rest of a wrapped sentence.
 
     >>> rejects("btw it's for class", "def area(r):\\n    return 3.14159 * r ** 2", "code") is None
     True
@@ -404,7 +472,8 @@ def rejects(tail: str, artifact: str, kind: str) -> str | None:
                                                     not shorter_than_artifact(artifact, tail)),
               ("code", has_code_line(tail)), ("output", is_output(tail)), ("link", is_url_only(tail)),
               ("list item", is_list_item(tail)), ("sign-off", is_sign_off(tail)),
-              ("announces more", introduces_more(tail)), ("heading", is_heading(tail)))
+              ("announces more", introduces_more(tail)), ("heading", is_heading(tail)),
+              ("dialogue", is_dialogue_line(tail)), ("interface text", is_interface_text(tail)))
     for reason, failed in checks:
         if failed:
             return reason
@@ -412,4 +481,6 @@ def rejects(tail: str, artifact: str, kind: str) -> str | None:
         return "no strong marker after prose"
     if kind == "prose" and continues_questions(tail, artifact):
         return "next question of a list"
+    if kind == "prose" and separator == "newline" and continues_sentence(tail, artifact):
+        return "rest of a wrapped sentence"
     return None

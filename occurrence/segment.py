@@ -172,10 +172,10 @@ def _checked(message: str, lead: list[Line], artifact: list[Line], tail: list[Li
     lead_text = message[lead[0].start:lead[-1].end]
     artifact_text = message[visible[0].start:visible[-1].end]
     tail_text = message[tail[0].start:tail[-1].end]
-    if not rules.is_instruction(lead_text) or rules.rejects(tail_text, artifact_text, kind) is not None:
-        return None
     separator = "newline" if tail[0].start == visible[-1].end + 1 or _crlf_next(message, visible[-1], tail[0]) \
         else "blank"
+    if not rules.is_instruction(lead_text) or rules.rejects(tail_text, artifact_text, kind, separator) is not None:
+        return None
     remark_start = tail[0].start + len(tail[0].text) - len(tail[0].text.lstrip())
     remark_end = tail[-1].start + len(tail[-1].text.rstrip())
     lead_end = lead[-1].start + len(lead[-1].text.rstrip())

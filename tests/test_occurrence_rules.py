@@ -58,7 +58,8 @@ def test_symbol_share():
     "def area(radius):", "    return 3.14159 * radius ** 2", "import numpy as np", "}", "});", "end",
     "const total = items.length;", "SELECT name FROM users", "<div class=\"card\">", "</p>", "x = 1",
     "for (let i = 0; i < n; i++) {", "if x > 0:", "#include <stdio.h>", "// a comment", "@app.route('/')",
-    "$ npm install", ">>> print(x)", "matrix[i][j] = {a_b: $c}",
+    "$ npm install", ">>> print(x)", "matrix[i][j] = {a_b: $c}", "self.log(f\"done: {n} items\")",
+    "save_results(path, rows)", "displayName: 'Build the image'", "\"port\": 8080,", "enabled: true",
 ])
 def test_is_code_line_accepts_code(line):
     assert rules.is_code_line(line)
@@ -66,7 +67,8 @@ def test_is_code_line_accepts_code(line):
 
 @pytest.mark.parametrize("line", [
     "", "Please make it shorter.", "why does area() return a float?", "# Introduction", "I love this song",
-    "The total is 3 (roughly).", "thanks!", "Return policy: 30 days",
+    "The total is 3 (roughly).", "thanks!", "Return policy: Thirty days", "Note: keep it short",
+    "Thanks (again)",
 ])
 def test_is_code_line_refuses_prose(line):
     assert not rules.is_code_line(line)
@@ -182,6 +184,36 @@ def test_continues_questions():
     assert not rules.continues_questions("thanks", "Where do you live?")
 
 
+def test_is_dialogue_line_takes_a_speakers_name_and_a_colon_but_not_a_users_own_label():
+    assert rules.is_dialogue_line("Maria: I never said that.")
+    assert rules.is_dialogue_line("Dr. Patel (quietly): We should go.")
+    assert not rules.is_dialogue_line("PS: it's for a school play")
+    assert not rules.is_dialogue_line("Note: keep the names")
+    assert not rules.is_dialogue_line("make Maria angrier")
+
+
+def test_continues_sentence():
+    assert rules.continues_sentence("and the river beyond it.", "We walked past the mill,")
+    assert rules.continues_sentence("which closed in 1990.", "the old factory")
+    assert not rules.continues_sentence("make it shorter", "The end.")
+    assert not rules.continues_sentence("Make it shorter", "the old factory")
+
+
+def test_is_interface_text_is_a_button_label_and_nothing_else():
+    assert rules.is_interface_text("Share Prompt") and rules.is_interface_text(" Translate now ")
+    assert rules.is_interface_text("지금 번역하기")
+    assert not rules.is_interface_text("please translate it now")
+    assert not rules.is_interface_text("Answer in English.지금 번역하기")
+
+
+def test_is_template_line_recognises_what_prompt_extensions_append():
+    for tail in ["Please write in English language.", "Reply in Français", "Answer in English.지금 번역하기",
+                 "make it funnier\nPlease write in English (UK) language."]:
+        assert rules.is_template_line(tail), tail
+    assert not rules.is_template_line("Please write it in a formal tone, thanks")
+    assert not rules.is_template_line("Reply in English.\nand keep it short")
+
+
 def test_is_casual():
     for tail in ["btw it's for work", "FYI the deadline moved", "thx", "lol that's long", "ok now shorter :)",
                  "also keep the title"]:
@@ -225,7 +257,9 @@ def test_lacks_final_period():
 def test_markers_names_every_marker_that_fires_in_a_fixed_order():
     assert rules.markers("Thanks.") == ("remark_casual",)
     assert rules.markers("I wrote this myself") == ("remark_first_person", "remark_no_final_period")
-    assert set(rules.markers("btw can you make it shorter? my boss wants it")) == set(segment.FEATURES[8:])
+    assert set(rules.markers("btw can you make it shorter? my boss wants it")) == set(segment.FEATURES[8:]) - {
+        "remark_template"}
+    assert "remark_template" in rules.markers("Please write in English language.")
 
 
 def test_rejects_gives_the_first_reason_or_none():
@@ -241,6 +275,8 @@ def test_rejects_gives_the_first_reason_or_none():
     assert rules.rejects("Best,\nSam", code, "code") == "sign-off"
     assert rules.rejects("Part two:\nmore data", code, "code") == "announces more"
     assert rules.rejects("The Next Big Chapter", code, "code") == "heading"
+    assert rules.rejects("Tom: I'll be there at six.", code, "code") == "dialogue"
+    assert rules.rejects("Share Prompt", code, "code") == "interface text"
 
 
 def test_after_prose_a_remark_needs_a_strong_marker_and_must_not_continue_a_list_of_questions():
@@ -249,6 +285,10 @@ def test_after_prose_a_remark_needs_a_strong_marker_and_must_not_continue_a_list
     assert rules.rejects("make it sound friendlier", PROSE, "prose") is None
     assert rules.rejects("Why did you choose us?", "Who are you?\nWhat do you do?\n" * 5, "prose") == \
         "next question of a list"
+    assert rules.rejects("You will love our bread.", PROSE, "prose") == "no strong marker after prose"  # "you" is weak
+    cut = PROSE.removesuffix(" kitchen.")
+    assert rules.rejects("kitchen, please keep this", cut, "prose", "newline") == "rest of a wrapped sentence"
+    assert rules.rejects("kitchen, please keep this", cut, "prose", "blank") is None
 
 
 def test_every_rule_has_a_test_here():
