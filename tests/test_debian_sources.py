@@ -1,5 +1,6 @@
 """Without Debian's apt-get: test.sh still lints and tests, and skips (with a notice) only what needs the
-two Debian sources; on CI (CI=true) a missing source is an error, never a skip."""
+two Debian sources; on CI (CI=true) a missing source is an error, never a skip. The same for the ShareGPT
+sample of the occurrence audit (scripts/fetch_sharegpt.sh)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from benchmark.sources import austen, pyfaq
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("r-cran-janeaustenr", "python3.11-doc")
-# What test.sh, scripts/venv.sh and scripts/fetch_debian_sources.sh call; apt-get and dpkg-deb left out.
-TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env")
+# What test.sh, scripts/venv.sh and the fetch scripts call; apt-get and dpkg-deb left out.
+TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env", "sha256sum")
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def checkout(tmp_path):
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy2(ROOT / "test.sh", repo / "test.sh")
-    for name in ("venv.sh", "fetch_debian_sources.sh"):
+    for name in ("venv.sh", "fetch_debian_sources.sh", "fetch_sharegpt.sh"):
         shutil.copy2(ROOT / "scripts" / name, repo / "scripts" / name)
     fake = tmp_path / "python"
     fake.write_text(f'#!{shutil.which("bash")}\necho "$*" >> "{tmp_path / "calls"}"\n', encoding="utf-8")
@@ -52,9 +53,15 @@ def unpack(sources: Path) -> None:
         (sources / "debian" / package / "VERSION").write_text("1\n", encoding="utf-8")
 
 
+def fetch_sharegpt(sources: Path, wheel: Path) -> None:
+    """What scripts/fetch_sharegpt.sh leaves behind: the wheel (linked here, it is 27 MB)."""
+    (sources / "pypi").mkdir(parents=True, exist_ok=True)
+    (sources / "pypi" / wheel.name).symlink_to(wheel)
+
+
 def run_test_sh(repo: Path, path: str, sources: Path, ci: str | None) -> tuple[subprocess.CompletedProcess, str]:
     env = {"PATH": path, "HOME": str(repo), "SEAM_NO_VENV": "1", "PYTHON": str(repo.parent / "python"),
-           "SEAM_SOURCES": str(sources)}
+           "PY": str(repo.parent / "python"), "SEAM_SOURCES": str(sources)}
     if ci is not None:
         env["CI"] = ci
     done = subprocess.run([shutil.which("bash"), str(repo / "test.sh")], env=env, capture_output=True, text=True)
@@ -86,6 +93,7 @@ def test_without_sources_test_sh_skips_the_rebuild_with_a_notice_and_runs_the_re
     assert "seam.py build --verify" not in calls
     assert "-m ruff check ." in calls and "-m pytest -q -rs" in calls
     assert done.stdout.count("NOTICE: the Debian sources are not available here") == 2  # before and after
+    assert done.stdout.count("NOTICE: the ShareGPT sample could not be fetched") == 2
 
 
 def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
@@ -95,8 +103,19 @@ def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
     assert calls == ""
 
 
-def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path):
+def test_on_ci_a_missing_sharegpt_sample_stops_test_sh(checkout, no_apt, tmp_path):
     unpack(tmp_path / "sources")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
+    assert done.returncode == 1
+    assert "the ShareGPT sample is required on CI (CI=true)" in done.stderr
+    assert "-m pytest" not in calls
+
+
+@pytest.mark.sharegpt_corpus
+def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path,
+                                                                            sharegpt_wheel):
+    unpack(tmp_path / "sources")
+    fetch_sharegpt(tmp_path / "sources", sharegpt_wheel)
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
     assert done.returncode == 0, done.stdout + done.stderr
     assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
