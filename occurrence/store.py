@@ -162,8 +162,8 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
                 raise UserError(f"{where}: an answer to case {answer.case}, which the file does not have with that "
                                 "message_sha256")
             if answers and answer.reviewer != answers[0].reviewer:
-                raise UserError(f"{where}: reviewer {answer.reviewer!r}, but earlier answers are "
-                                f"{answers[0].reviewer!r}'s; a sample file holds one reviewer's answers")
+                raise UserError(f"{where}: reviewer {answer.reviewer!r}, but earlier answers are by "
+                                f"{answers[0].reviewer!r}; a sample file holds one reviewer's answers")
             answers.append(answer)
     if header is None:
         raise UserError(f"{path}: empty, expected a sample file made by 'seam.py occurrence sample'")
