@@ -73,7 +73,7 @@ def parse_verdict(output: str | None) -> str:
     """A reply as yes, no or unparsable: its first word when that is yes or no; else the one of the two
     whole words YES and NO (any case) that the reply holds, if it holds only one; else unparsable.
 
-    >>> [parse_verdict(s) for s in ["YES", "**No.**", "Answer: yes", "yes or no?", "Maybe", None]]
+    >>> [parse_verdict(s) for s in ["YES", "**No.**", "Answer: yes", "either yes or no", "Maybe", None]]
     ['yes', 'no', 'yes', 'unparsable', 'unparsable', 'unparsable']
     """
     if not output:

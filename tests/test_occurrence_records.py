@@ -4,13 +4,17 @@ clear line naming file, line and field (a field that could carry text is refused
 from __future__ import annotations
 
 import dataclasses
+import doctest
+import importlib
 import json
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 from support.occurrencedata import write_corpus
 
+import occurrence
 import seam
 from common.errors import UserError
 from occurrence import store
@@ -143,3 +147,14 @@ def test_a_sample_answer_must_name_its_case_and_one_reviewer(candidates, tmp_pat
     sample.write_text("\n".join(lines[:3] + [json.dumps({**answer, "answer": "maybe"})]) + "\n", encoding="utf-8")
     with pytest.raises(UserError, match=r":4: field 'answer' is 'maybe', expected one of yes, no, unsure"):
         store.read_sample(sample)
+
+
+MODULES = sorted(info.name for info in pkgutil.iter_modules(occurrence.__path__, "occurrence."))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_the_docstring_examples_hold(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an example that wrote a file would leave it here, and fail the last check
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert list(tmp_path.iterdir()) == []
