@@ -35,6 +35,7 @@ from occurrence.store import CandidatesFile, read_candidates
 from occurrence.texts import read_texts
 
 PROMPT_PATH = Path(__file__).resolve().with_name("judge_prompt.md")
+RELEASED_DATA = Path(__file__).resolve().parents[1] / "data"  # what the repository releases
 PLACEHOLDER = "{message}"
 VERSION_LINE = re.compile(r"judge-prompt-version: (\S+)\n---\n")
 CONDITION = "clean"  # the runner's trace ids name a benchmark condition; the judge sends the message as it is
@@ -85,6 +86,15 @@ def parse_verdict(output: str | None) -> str:
     return said.pop() if len(said) == 1 else "unparsable"
 
 
+def check_traces_path(traces) -> None:
+    """Refuse judge traces inside the repository's data/ folder: they hold the model's replies, which may quote
+    the corpus, and everything under data/ is released."""
+    resolved = Path(traces).resolve()
+    if resolved.is_relative_to(RELEASED_DATA):
+        raise UserError(f"{traces}: the judge's traces hold model replies that may quote the corpus; keep them out "
+                        f"of {RELEASED_DATA} (everything there is released), e.g. in /tmp or a private folder")
+
+
 def request_id(digest: str) -> str:
     """The trace id of the judge request for the message with SHA-256 `digest`."""
     return f"occ-{digest}/{CONDITION}"
@@ -115,6 +125,7 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
     from runner.run import run
 
     log = sys.stderr if log is None else log
+    check_traces_path(traces)
     file = read_candidates(candidates_path)
     unique = file.unique()[:limit]
     if not unique:

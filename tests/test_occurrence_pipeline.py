@@ -153,6 +153,15 @@ def test_the_judge_reads_only_the_corpus_the_candidates_came_from(screened, tmp_
                     traces=tmp_path / "t.jsonl", out=tmp_path / "j.jsonl", log=io.StringIO())
 
 
+def test_the_judges_traces_may_not_go_into_the_released_data(screened, tmp_path):
+    corpus, out = screened
+    with serve() as server, pytest.raises(UserError, match="the judge's traces hold model replies"):
+        judge.judge(out, corpus=[corpus], fmt=None, config_path=write_config(tmp_path / "x.toml", server).path,
+                    traces=judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl", out=tmp_path / "j.jsonl",
+                    log=io.StringIO())
+    assert not (judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl").exists()
+
+
 def test_a_changed_message_is_refused_not_judged(screened, tmp_path):
     corpus, out = screened
     changed = corpus.read_text(encoding="utf-8").replace("intro class", "intro course")
