@@ -167,10 +167,9 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
             answers.append(answer)
     if header is None:
         raise UserError(f"{path}: empty, expected a sample file made by 'seam.py occurrence sample'")
-    data_size = path.stat().st_size
-    text = path.read_bytes()
-    end = text.rfind(b"\n") + 1
-    return SampleFile(path, header, tuple(cases), tuple(answers), data_size - end, end)
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    return SampleFile(path, header, tuple(cases), tuple(answers), len(data) - end, end)
 
 
 def move_torn_tail(sample: SampleFile) -> Path | None:

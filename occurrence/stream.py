@@ -69,20 +69,33 @@ class Item:
 
 
 class Counted:
-    """A binary stream that hashes and counts every byte read through it."""
+    """A binary stream that hashes and counts every byte read through it, and can take back bytes read
+    (`unread`) to give them again, uncounted, before reading on."""
 
     def __init__(self, raw) -> None:
         self.raw = raw
         self.digest = hashlib.sha256()
         self.count = 0
+        self.head = b""  # bytes given back, read again first
+
+    def unread(self, data: bytes) -> None:
+        self.head = data + self.head
 
     def read(self, size: int = -1) -> bytes:
+        if self.head:
+            cut = len(self.head) if size < 0 else min(size, len(self.head))
+            data, self.head = self.head[:cut], self.head[cut:]
+            return data
         data = self.raw.read(size)
         self.digest.update(data)
         self.count += len(data)
         return data
 
     def readline(self) -> bytes:
+        if self.head:
+            cut = self.head.find(b"\n") + 1 or len(self.head)
+            data, self.head = self.head[:cut], self.head[cut:]
+            return data if data.endswith(b"\n") else data + self.readline()
         data = self.raw.readline()
         self.digest.update(data)
         self.count += len(data)
@@ -227,7 +240,7 @@ class Reader:
 
 def _peek(corpus: Corpus) -> str:
     """The first character that is not white space (a UTF-8 byte order mark skipped), without consuming it:
-    the stream is wrapped so the bytes peeked at are read again."""
+    the bytes peeked at are given back to the stream."""
     head = b""
     while True:
         data = _read(corpus, 4096)
@@ -236,41 +249,8 @@ def _peek(corpus: Corpus) -> str:
         if text.startswith(codecs.BOM_UTF8):
             text = text[len(codecs.BOM_UTF8):].lstrip(b" \t\r\n")
         if text or not data:
-            corpus.stream = _Replay(head, corpus.stream)
+            corpus.stream.unread(head)
             return text[:1].decode("latin-1")
-
-
-class _Replay:
-    """A stream that first gives back `head`, then reads on from `stream` (a `Counted`)."""
-
-    def __init__(self, head: bytes, stream: Counted) -> None:
-        self.head = head
-        self.stream = stream
-
-    @property
-    def digest(self):
-        return self.stream.digest
-
-    @property
-    def count(self) -> int:
-        return self.stream.count
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            data, self.head = (self.head, b"") if size < 0 or size >= len(self.head) else \
-                (self.head[:size], self.head[size:])
-            return data
-        return self.stream.read(size)
-
-    def readline(self) -> bytes:
-        if self.head:
-            cut = self.head.find(b"\n")
-            if cut >= 0:
-                data, self.head = self.head[:cut + 1], self.head[cut + 1:]
-                return data
-            data, self.head = self.head, b""
-            return data + self.stream.readline()
-        return self.stream.readline()
 
 
 def _read(corpus: Corpus, size: int) -> bytes:

@@ -83,4 +83,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from common.pipes import run_main
+
+    sys.exit(run_main(main))

@@ -294,3 +294,12 @@ def test_an_object_larger_than_the_read_buffer_is_read_whole(tmp_path, monkeypat
     path.write_text(json.dumps(rows), encoding="utf-8")
     values, reader, _ = _read(path)
     assert values == rows and reader.truncated is None
+
+
+def test_a_json_lines_file_whose_first_line_is_longer_than_the_peek_is_read_whole(tmp_path):
+    rows = [{"id": "long", "messages": [{"role": "user", "content": "y" * 10_000}]}, {"id": "b", "messages": []}]
+    path = tmp_path / "long.jsonl"
+    path.write_text(lines_text(rows), encoding="utf-8")
+    values, reader, corpus = _read(path)
+    assert values == rows and reader.truncated is None
+    assert corpus.stream.count == path.stat().st_size  # every byte counted (and hashed) once
