@@ -132,6 +132,34 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def append_durable(path: str | Path, data: bytes) -> None:
+    """Append `data` to an existing file and make it durable before returning; a failed write leaves the
+    file as it was.
+
+    The bytes go out in one `os.write` on an O_APPEND descriptor (looping only if the system writes
+    less), then `fsync`. On any error the file is cut back to its size before the write, so a full
+    disk never leaves half a line, and the `OSError` is raised for the caller to word (what was not
+    saved). For files a human's answers are appended to one at a time (review files, occurrence samples).
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        before = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, before)
+                os.fsync(fd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
+
+
 def sha256_file(path: str | Path) -> str:
     """SHA-256 of a file, read in blocks so that a 1.6 GB model file does not fill memory."""
     digest = hashlib.sha256()

@@ -11,6 +11,13 @@ supersedes the earlier one, which stays in the file. Reopening the file
 continues at the first unanswered case. One reviewer per file: a second name is
 refused. Requests whose Host header is not this server's own address (as a
 DNS-rebinding page would send) are refused, and so are POSTs from another origin.
+
+The HTTP side (`ReviewHTTPServer`, `ReviewHandler`) knows nothing of labels or
+absorption: it serves whatever session it is given, through the few members a
+`ReviewSession` has for it (`total`, `first_unanswered`, `case_page`,
+`done_page`, `submit`, `content_security_policy`), so that another blinded
+question (the occurrence audit's annotation page) is served by the same
+guarded server rather than by a copy of it.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ class ReviewSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     moved_aside: Path | None = None
 
+    content_security_policy = page.CONTENT_SECURITY_POLICY
+
     @property
     def total(self) -> int:
         return len(self.cases)
@@ -67,6 +76,19 @@ class ReviewSession:
             condition=case.condition if self.show_condition else None,
             request_id=case.id if self.show_condition else None,
             previous=self.latest.get(number), saved=saved, error=error)
+
+    def case_page(self, number: int, saved: int | None = None, error: str | None = None) -> str:
+        """The HTML page of one case (blinded), with a saved confirmation or an error."""
+        return page.case_page(self.view(number, saved=saved, error=error))
+
+    def done_page(self, saved: int | None) -> str:
+        """The HTML page once every case has an answer."""
+        return page.done_page(self.total, self.reviewer, saved)
+
+    def submit(self, number: int, body: bytes) -> None:
+        """Save the answer a form body gives for case `number`; a form that cannot be taken is `Refused`."""
+        verdict, kind, note = parse_answer(body)
+        self.answer(number, verdict, kind, note)
 
     def answer(self, number: int, verdict: str, absorption_kind: str | None, note: str) -> Answer:
         """Save one answer durably, then take it into the state."""
@@ -118,7 +140,9 @@ def open_session(path: str | Path, reviewer: str | None, *, show_condition: bool
                          moved_aside=moved)
 
 
-class _Refused(Exception):
+class Refused(Exception):
+    """A request the page cannot take (a bad form, an unknown case): its HTTP status and what to tell the user."""
+
     def __init__(self, status: HTTPStatus, text: str) -> None:
         super().__init__(text)
         self.status = status
@@ -138,20 +162,20 @@ def parse_answer(body: bytes) -> tuple[str, str | None, str]:
         form = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text), errors="strict",
                         max_num_fields=10)
     except (UnicodeDecodeError, ValueError):
-        raise _Refused(HTTPStatus.BAD_REQUEST, "The form could not be read (expected UTF-8 form data).") from None
+        raise Refused(HTTPStatus.BAD_REQUEST, "The form could not be read (expected UTF-8 form data).") from None
     unknown = sorted(set(form) - {"verdict", "absorption_kind", "note"})
     if unknown or any(len(values) > 1 for values in form.values()):
-        raise _Refused(HTTPStatus.BAD_REQUEST, "The form has unknown or repeated fields.")
+        raise Refused(HTTPStatus.BAD_REQUEST, "The form has unknown or repeated fields.")
     verdict = form.get("verdict", [""])[0]
     if verdict not in VERDICTS:
-        raise _Refused(HTTPStatus.BAD_REQUEST, "Choose absorbed, not absorbed or unsure (keys a, n, u) first. "
+        raise Refused(HTTPStatus.BAD_REQUEST, "Choose absorbed, not absorbed or unsure (keys a, n, u) first. "
                                                "Nothing was saved.")
     kind = form.get("absorption_kind", [""])[0] or None
     if kind is not None and kind not in ABSORPTION_KINDS:
-        raise _Refused(HTTPStatus.BAD_REQUEST, f"Unknown kind {kind!r}. Nothing was saved.")
+        raise Refused(HTTPStatus.BAD_REQUEST, f"Unknown kind {kind!r}. Nothing was saved.")
     note = form.get("note", [""])[0].replace("\r\n", "\n").replace("\r", "\n")
     if len(note) > NOTE_LIMIT:
-        raise _Refused(HTTPStatus.BAD_REQUEST, f"The note is longer than {NOTE_LIMIT:,} characters. Nothing was "
+        raise Refused(HTTPStatus.BAD_REQUEST, f"The note is longer than {NOTE_LIMIT:,} characters. Nothing was "
                                                "saved.")
     return verdict, kind, note
 
@@ -176,7 +200,7 @@ class ReviewHandler(BaseHTTPRequestHandler):
         try:
             self._check_host()
             handler()
-        except _Refused as refused:
+        except Refused as refused:
             self._send(refused.status, page.message_page("seam review", refused.text))
         except UserError as exc:  # the answer could not be written (a full disk): say so, loudly
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, page.message_page("seam review: NOT saved", str(exc)))
@@ -184,11 +208,11 @@ class ReviewHandler(BaseHTTPRequestHandler):
     def _check_host(self) -> None:
         allowed = self.server.allowed_hosts
         if self.headers.get("Host", "") not in allowed:
-            raise _Refused(HTTPStatus.FORBIDDEN, "This server answers only requests addressed to "
+            raise Refused(HTTPStatus.FORBIDDEN, "This server answers only requests addressed to "
                                                  f"http://{HOST}:{self.server.server_port}/.")
         origin = self.headers.get("Origin")
         if self.command == "POST" and origin is not None and origin not in {f"http://{h}" for h in allowed}:
-            raise _Refused(HTTPStatus.FORBIDDEN, "Answers are accepted only from the review page itself.")
+            raise Refused(HTTPStatus.FORBIDDEN, "Answers are accepted only from the review page itself.")
 
     # ------------------------------------------------------------ routes
 
@@ -200,35 +224,34 @@ class ReviewHandler(BaseHTTPRequestHandler):
             first = session.first_unanswered()
             self._redirect("/done" if first is None else f"/case/{first}")
         elif parts.path == "/done":
-            self._send(HTTPStatus.OK, page.done_page(session.total, session.reviewer, saved))
+            self._send(HTTPStatus.OK, session.done_page(saved))
         else:
             number = self._case_number(parts.path)
-            self._send(HTTPStatus.OK, page.case_page(session.view(number, saved=saved)))
+            self._send(HTTPStatus.OK, session.case_page(number, saved=saved))
 
     def _post(self) -> None:
         session = self.server.session
         number = self._case_number(urlsplit(self.path).path)
         if self.headers.get_content_type() != "application/x-www-form-urlencoded":
-            raise _Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Expected a form (application/x-www-form-urlencoded).")
+            raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Expected a form (application/x-www-form-urlencoded).")
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:
-            raise _Refused(HTTPStatus.LENGTH_REQUIRED, "The request has no Content-Length.") from None
+            raise Refused(HTTPStatus.LENGTH_REQUIRED, "The request has no Content-Length.") from None
         if not 0 <= length <= MAX_BODY:
-            raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The answer is too large.")
+            raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The answer is too large.")
         try:
-            verdict, kind, note = parse_answer(self.rfile.read(length))
-        except _Refused as refused:
-            self._send(refused.status, page.case_page(session.view(number, error=refused.text)))
+            session.submit(number, self.rfile.read(length))
+        except Refused as refused:
+            self._send(refused.status, session.case_page(number, error=refused.text))
             return
-        session.answer(number, verdict, kind, note)
         following = session.first_unanswered(after=number)
         self._redirect(f"/done?saved={number}" if following is None else f"/case/{following}?saved={number}")
 
     def _case_number(self, path: str) -> int:
         number = _number(path.removeprefix("/case/")) if path.startswith("/case/") else None
         if number is None or not 1 <= number <= self.server.session.total:
-            raise _Refused(HTTPStatus.NOT_FOUND, f"No such page: {path}")
+            raise Refused(HTTPStatus.NOT_FOUND, f"No such page: {path}")
         return number
 
     # ------------------------------------------------------------ replies
@@ -250,7 +273,7 @@ class ReviewHandler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _safety_headers(self) -> None:
-        self.send_header("Content-Security-Policy", page.CONTENT_SECURITY_POLICY)
+        self.send_header("Content-Security-Policy", self.server.session.content_security_policy)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-store")
@@ -261,6 +284,9 @@ def _number(text: str) -> int | None:
 
 
 class ReviewHTTPServer(ThreadingHTTPServer):
+    """The page's server on 127.0.0.1:`port`, for one session (a `ReviewSession`, or any object with the
+    members the handler uses: see the module docstring)."""
+
     daemon_threads = True
 
     def __init__(self, session: ReviewSession, port: int) -> None:

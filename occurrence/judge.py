@@ -1,0 +1,169 @@
+"""`seam.py occurrence judge`: ask a model, through the kit's runner, whether each unique candidate really
+ends with user speech after a pasted artifact.
+
+One request per unique candidate: the versioned prompt (occurrence/judge_prompt.md)
+with the message put in its place, read from the corpus and checked against its
+SHA-256. The requests go through `runner.run.run`, the same code as `seam.py
+run`, so the judge has the runner's every property: any provider, bounded
+retries, the key redacted, one row appended per answer, and a rerun of the same
+command resuming where the last one stopped (ids with a final row are skipped;
+a trace made with another prompt or another model is refused).
+
+The trace format is the benchmark's (common.records.TraceRow), whose ids are
+`<cluster>/<condition>`: a judge request's cluster is `occ-<message SHA-256>`
+and its condition `clean` (the message is sent as it is, nothing is added),
+and its `benchmark_sha256` holds the judge prompt file's SHA-256. The traces hold
+the model's replies, which may quote the corpus: they go where the user says
+and must never be committed. The judged file holds ids and verdicts only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.files import sha256_file
+from common.records import Request
+from common.traces import read_final
+from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
+from occurrence.store import CandidatesFile, read_candidates
+from occurrence.texts import read_texts
+
+PROMPT_PATH = Path(__file__).resolve().with_name("judge_prompt.md")
+RELEASED_DATA = Path(__file__).resolve().parents[1] / "data"  # what the repository releases
+PLACEHOLDER = "{message}"
+VERSION_LINE = re.compile(r"judge-prompt-version: (\S+)\n---\n")
+CONDITION = "clean"  # the runner's trace ids name a benchmark condition; the judge sends the message as it is
+WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The judge prompt: its version, its text with one {message} placeholder, and its file's SHA-256."""
+
+    version: str
+    template: str
+    sha256: str
+
+    def render(self, message: str) -> str:
+        return self.template.replace(PLACEHOLDER, message, 1)
+
+
+def load_prompt(path: str | Path = PROMPT_PATH) -> Prompt:
+    """Read a prompt file: a line `judge-prompt-version: V`, a line `---`, then the prompt with exactly one
+    {message} placeholder."""
+    path = Path(path)
+    data = path.read_bytes()
+    text = data.decode("utf-8")
+    match = VERSION_LINE.match(text)
+    if match is None:
+        raise UserError(f"{path}:1: expected 'judge-prompt-version: V' and a line '---' before the prompt")
+    template = text[match.end():]
+    if template.count(PLACEHOLDER) != 1:
+        raise UserError(f"{path}: the prompt must hold {PLACEHOLDER} exactly once, found "
+                        f"{template.count(PLACEHOLDER)}")
+    return Prompt(match.group(1), template, hashlib.sha256(data).hexdigest())
+
+
+def parse_verdict(output: str | None) -> str:
+    """A reply as yes, no or unparsable: its first word when that is yes or no; else the one of the two
+    whole words YES and NO (any case) that the reply holds, if it holds only one; else unparsable.
+
+    >>> [parse_verdict(s) for s in ["YES", "**No.**", "Answer: yes", "either yes or no", "Maybe", None]]
+    ['yes', 'no', 'yes', 'unparsable', 'unparsable', 'unparsable']
+    """
+    if not output:
+        return "unparsable"
+    words = [word.lower() for word in WORD.findall(output)]
+    if words and words[0] in ("yes", "no"):
+        return words[0]
+    said = {word for word in words if word in ("yes", "no")}
+    return said.pop() if len(said) == 1 else "unparsable"
+
+
+def check_traces_path(traces) -> None:
+    """Refuse judge traces inside the repository's data/ folder: they hold the model's replies, which may quote
+    the corpus, and everything under data/ is released."""
+    resolved = Path(traces).resolve()
+    if resolved.is_relative_to(RELEASED_DATA):
+        raise UserError(f"{traces}: the judge's traces hold model replies that may quote the corpus; keep them out "
+                        f"of {RELEASED_DATA} (everything there is released), e.g. in /tmp or a private folder")
+
+
+def request_id(digest: str) -> str:
+    """The trace id of the judge request for the message with SHA-256 `digest`."""
+    return f"occ-{digest}/{CONDITION}"
+
+
+def make_request(digest: str, message: str, prompt: Prompt) -> Request:
+    rendered = prompt.render(message)
+    return Request(id=request_id(digest), cluster=f"occ-{digest}", source="occurrence", genre="prose",
+                   license="unknown", condition=CONDITION, message=rendered, artifact="", comment=None,
+                   comment_id=None, witness=None, proposition=None, benchmark_sha256=prompt.sha256)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    header: JudgeHeader
+    rows: tuple[Judged, ...]
+    stopped: str | None  # why the runner stopped early, if it did
+
+    def lines(self) -> list[dict]:
+        return [self.header.to_row(), *(row.to_row() for row in self.rows)]
+
+
+def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out, limit: int | None = None,
+          retry_unusable: bool = False, retry_failed: bool = False, log=None,
+          policy=None, prompt_path: str | Path = PROMPT_PATH) -> Judgement:
+    """Judge the unique candidates (the first `limit`), append the answers to `traces`, write `out`."""
+    from runner.config import load_config
+    from runner.run import run
+
+    log = sys.stderr if log is None else log
+    check_traces_path(traces)
+    file = read_candidates(candidates_path)
+    unique = file.unique()[:limit]
+    if not unique:
+        raise UserError(f"{candidates_path}: no candidates to judge")
+    config = load_config(config_path)
+    prompt = load_prompt(prompt_path)
+    texts = read_texts(file.header.corpora, corpus, {c.key: c.message_sha256 for c in unique}, fmt=fmt)
+    requests = [make_request(c.message_sha256, texts[c.key], prompt) for c in unique]
+    del texts
+    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed, log=log,
+                  policy=policy)
+    result = collect(file, unique, traces, config.name, prompt)
+    result = Judgement(result.header, result.rows, summary.stopped)
+    jsonl.write(out, result.lines(), "judged rows")
+    if summary.stopped:
+        raise UserError(f"the judge's run stopped early: {summary.stopped}; wrote what was answered to {out}; fix "
+                        "it, then rerun with --retry-failed")
+    return result
+
+
+def collect(file: CandidatesFile, unique, traces, model: str, prompt: Prompt) -> Judgement:
+    """The verdicts of the candidates from the judge's trace file (their final rows)."""
+    final = read_final(traces).final if Path(traces).exists() else {}
+    rows = []
+    for candidate in unique:
+        row = final.get(request_id(candidate.message_sha256))
+        if row is None or row.status != "ok":
+            verdict = "unanswered"
+        elif row.model != model:
+            raise UserError(f"{traces}: the answer for {request_id(candidate.message_sha256)} is {row.model}'s, "
+                            f"not {model}'s")
+        else:
+            verdict = parse_verdict(row.output)
+        rows.append(Judged(kind="judged", corpus=candidate.corpus, conversation=candidate.conversation,
+                           index=candidate.index, turn=candidate.turn, message_sha256=candidate.message_sha256,
+                           verdict=verdict, status=None if row is None else row.status))
+    counts = {verdict: sum(row.verdict == verdict for row in rows) for verdict in JUDGE_VERDICTS}
+    header = JudgeHeader(kind="header", occurrence_version=OCCURRENCE_VERSION, created_by=JudgeHeader.CREATED_BY,
+                         candidates=FileRef(Path(file.path).name, sha256_file(file.path)), model=model,
+                         prompt_version=prompt.version, prompt_sha256=prompt.sha256, judged=len(rows), **counts)
+    return Judgement(header, tuple(rows), None)

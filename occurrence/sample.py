@@ -1,0 +1,89 @@
+"""`seam.py occurrence sample`: a seeded simple random sample of unique positives for the human check.
+
+The population is every unique candidate of the screen (rows with repeat 1),
+or with a judged file the unique candidates the judge said yes to. The draw is
+decided by SHA-256, never by a platform's random generator: the messages with
+the smallest SHA-256("seam-occurrence:<seed>:<message SHA-256>") are drawn, in
+that order, which is also the order the annotation page shows them. Same files
+and seed, same sample, on any machine; a larger n keeps every message a smaller
+n drew. The sample file records the seed, the population and the checksums of
+the files it was drawn from, and holds no feature and no verdict per case: the
+page that shows the cases has nothing of the screen's or the judge's to reveal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.files import sha256_file
+from occurrence.records import OCCURRENCE_VERSION, Case, FileRef, SampleHeader
+from occurrence.store import read_candidates, read_judged
+
+DESIGN = ("Simple random sample without replacement of unique messages (the first candidate row of each message "
+          "SHA-256): every unique screened positive, or with a judged file every one the judge answered yes. "
+          "The messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>') are drawn, and "
+          "shown in that order. No feature, offset or verdict is stored per case.")
+
+
+def order_key(seed: int, digest: str) -> bytes:
+    return hashlib.sha256(f"seam-occurrence:{seed}:{digest}".encode()).digest()
+
+
+def draw(digests: list[str], n: int, seed: int) -> list[str]:
+    """`n` of the message checksums, by the seeded SHA-256 order.
+
+    >>> pool = [f"{i:064x}" for i in range(20)]
+    >>> draw(pool, 3, seed=1) == draw(pool, 5, seed=1)[:3], draw(pool, 3, seed=1) == draw(pool, 3, seed=2)
+    (True, False)
+    """
+    return sorted(digests, key=lambda digest: order_key(seed, digest))[:n]
+
+
+@dataclass(frozen=True)
+class Sample:
+    header: SampleHeader
+    cases: tuple[Case, ...]
+
+    def rows(self) -> list[dict]:
+        return [self.header.to_row(), *(case.to_row() for case in self.cases)]
+
+
+def draw_file(candidates_path, *, judged: str | None, n: int, seed: int) -> Sample:
+    """The sample drawn from a candidates file (and a judged file, whose yes verdicts are the population)."""
+    file = read_candidates(candidates_path)
+    unique = {candidate.message_sha256: candidate for candidate in file.unique()}
+    judged_ref = None
+    if judged is not None:
+        verdicts = read_judged(judged)
+        candidates_sha256 = sha256_file(file.path)
+        if verdicts.header.candidates.sha256 != candidates_sha256:
+            raise UserError(f"{judged}: judged from candidates {verdicts.header.candidates.sha256[:12]}…, not from "
+                            f"{candidates_path} ({candidates_sha256[:12]}…)")
+        population = [row.message_sha256 for row in verdicts.judged if row.verdict == "yes"]
+        judged_ref = FileRef(Path(judged).name, sha256_file(judged))
+    else:
+        population = list(unique)
+    if not population:
+        raise UserError(f"{judged or candidates_path}: no positives to draw from")
+    chosen = [unique[digest] for digest in draw(population, n, seed)]
+    cases = tuple(Case(kind="case", case=number, corpus=c.corpus, conversation=c.conversation, index=c.index,
+                       turn=c.turn, message_sha256=c.message_sha256) for number, c in enumerate(chosen, start=1))
+    header = SampleHeader(kind="header", occurrence_version=OCCURRENCE_VERSION, created_by=SampleHeader.CREATED_BY,
+                          seed=seed, n=n, population="judged" if judged else "screened",
+                          population_size=len(population), design=DESIGN,
+                          candidates=FileRef(file.path.name, sha256_file(file.path)), judged=judged_ref,
+                          corpora=file.header.corpora)
+    return Sample(header, cases)
+
+
+def write(sample: Sample, out: str | Path) -> None:
+    """Create the sample file; never overwrite one (it may hold answers)."""
+    out = Path(out)
+    if out.exists():
+        raise UserError(f"{out}: exists; a sample file is never overwritten (it may hold answers): choose another "
+                        "--out")
+    jsonl.write(out, sample.rows(), "sample")

@@ -1,0 +1,200 @@
+"""Reading the occurrence files back, checked row by row, and appending an answer to a sample file.
+
+Every reader refuses what is not the file it expects (a candidates file given
+as a sample, a row of another kind, counts in the header that the rows do not
+bear out), naming file and line, so that a report can never count the wrong
+file. The sample file follows the review file's discipline (review/store.py):
+written whole by `sample`, then only ever appended to, one answer at a time
+with an fsync, a torn last line moved aside before the next session.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.files import append_durable
+from occurrence.records import (
+    Answer,
+    Candidate,
+    Case,
+    Judged,
+    JudgeHeader,
+    SampleHeader,
+    ScreenHeader,
+)
+
+
+def _rows(path: Path, what: str, *, allow_torn: bool = False):
+    """(where, row) for each line; the header must come first and say it was made by `what`'s command."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such {what} file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a {what} file (JSON Lines)") from None
+    end = data.rfind(b"\n") + 1
+    if end < len(data) and not allow_torn:
+        line = data[:end].count(b"\n") + 1
+        raise UserError(f"{path}:{line}: the last line is torn ({len(data) - end} bytes without a final newline)")
+    for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
+        where = f"{path}:{number}"
+        try:
+            row = jsonl.parse(raw)
+        except jsonl.BadJson as exc:
+            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
+        yield where, row
+
+
+def _header(where: str, row: dict, kind: type, what: str):
+    if row.get("kind") != "header" or row.get("created_by") != kind.CREATED_BY:
+        raise UserError(f"{where}: not a {what} file: its first row must be the header written by "
+                        f"'{kind.CREATED_BY}'")
+    return kind.from_row(row, where)
+
+
+def _expect(where: str, row: dict, kind: str) -> None:
+    if row.get("kind") != kind:
+        raise UserError(f"{where}: a row of kind {row.get('kind')!r}, expected {kind!r}")
+
+
+@dataclass(frozen=True)
+class CandidatesFile:
+    path: Path
+    header: ScreenHeader
+    candidates: tuple[Candidate, ...]
+
+    def unique(self) -> list[Candidate]:
+        """The first candidate of each message checksum, in file order."""
+        return [candidate for candidate in self.candidates if candidate.repeat == 1]
+
+
+def read_candidates(path: str | Path) -> CandidatesFile:
+    """A candidates file, with its header's counts checked against its rows."""
+    path = Path(path)
+    header, rows, seen = None, [], {}
+    for where, row in _rows(path, "candidates"):
+        if header is None:
+            header = _header(where, row, ScreenHeader, "candidates")
+            continue
+        _expect(where, row, "candidate")
+        candidate = Candidate.from_row(row, where)
+        seen[candidate.message_sha256] = seen.get(candidate.message_sha256, 0) + 1
+        if candidate.repeat != seen[candidate.message_sha256]:
+            raise UserError(f"{where}: repeat {candidate.repeat}, but this is occurrence "
+                            f"{seen[candidate.message_sha256]} of its message_sha256 in the file")
+        rows.append(candidate)
+    if header is None:
+        raise UserError(f"{path}: empty, expected a candidates file made by 'seam.py occurrence screen'")
+    if (header.candidates, header.unique_candidates) != (len(rows), len(seen)):
+        raise UserError(f"{path}: the header counts {header.candidates} candidates ({header.unique_candidates} "
+                        f"unique), the file holds {len(rows)} ({len(seen)} unique)")
+    return CandidatesFile(path, header, tuple(rows))
+
+
+@dataclass(frozen=True)
+class JudgedFile:
+    path: Path
+    header: JudgeHeader
+    judged: tuple[Judged, ...]
+
+
+def read_judged(path: str | Path) -> JudgedFile:
+    """A judged file, with its header's counts checked against its rows."""
+    path = Path(path)
+    header, rows = None, []
+    for where, row in _rows(path, "judged"):
+        if header is None:
+            header = _header(where, row, JudgeHeader, "judged")
+            continue
+        _expect(where, row, "judged")
+        rows.append(Judged.from_row(row, where))
+    if header is None:
+        raise UserError(f"{path}: empty, expected a judged file made by 'seam.py occurrence judge'")
+    counts = {verdict: sum(row.verdict == verdict for row in rows) for verdict in ("yes", "no", "unparsable",
+                                                                                   "unanswered")}
+    if header.judged != len(rows) or any(getattr(header, name) != value for name, value in counts.items()):
+        raise UserError(f"{path}: the header's counts do not match its {len(rows)} rows")
+    return JudgedFile(path, header, tuple(rows))
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    path: Path
+    header: SampleHeader
+    cases: tuple[Case, ...]
+    answers: tuple[Answer, ...]
+    torn: int  # bytes after the last newline (a crash mid-write), 0: none
+    size: int  # bytes up to and including the last newline
+
+    @property
+    def reviewer(self) -> str | None:
+        return self.answers[0].reviewer if self.answers else None
+
+    def latest(self) -> dict[int, Answer]:
+        """The answer in force per case: the last one given (earlier ones stay in the file)."""
+        return {answer.case: answer for answer in self.answers}
+
+
+def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
+    """A sample file: header, cases numbered 1..n, then the answers of one reviewer."""
+    path = Path(path)
+    header, cases, answers = None, [], []
+    for where, row in _rows(path, "sample", allow_torn=allow_torn):
+        if header is None:
+            header = _header(where, row, SampleHeader, "sample")
+        elif row.get("kind") == "case":
+            if answers:
+                raise UserError(f"{where}: a case row after the answers began")
+            case = Case.from_row(row, where)
+            if case.case != len(cases) + 1:
+                raise UserError(f"{where}: case number {case.case}, expected {len(cases) + 1}")
+            cases.append(case)
+        else:
+            _expect(where, row, "answer")
+            answer = Answer.from_row(row, where)
+            if answer.case > len(cases) or cases[answer.case - 1].message_sha256 != answer.message_sha256:
+                raise UserError(f"{where}: an answer to case {answer.case}, which the file does not have with that "
+                                "message_sha256")
+            if answers and answer.reviewer != answers[0].reviewer:
+                raise UserError(f"{where}: reviewer {answer.reviewer!r}, but earlier answers are by "
+                                f"{answers[0].reviewer!r}; a sample file holds one reviewer's answers")
+            answers.append(answer)
+    if header is None:
+        raise UserError(f"{path}: empty, expected a sample file made by 'seam.py occurrence sample'")
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    return SampleFile(path, header, tuple(cases), tuple(answers), len(data) - end, end)
+
+
+def move_torn_tail(sample: SampleFile) -> Path | None:
+    """Move a torn last line (never acknowledged to the annotator) to `<file>.torn` and cut it off."""
+    if not sample.torn:
+        return None
+    aside = sample.path.with_name(sample.path.name + ".torn")
+    with open(sample.path, "rb") as f:
+        f.seek(sample.size)
+        tail = f.read()
+    with open(aside, "ab") as f:
+        f.write(tail + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
+    with open(sample.path, "r+b") as f:
+        f.truncate(sample.size)
+        f.flush()
+        os.fsync(f.fileno())
+    return aside
+
+
+def append_answer(path: str | Path, answer: Answer) -> None:
+    """Append one answer durably (`common.files.append_durable`); a failure is a `UserError` saying it was not
+    saved, and leaves the file as it was."""
+    try:
+        append_durable(path, jsonl.dumps(answer.to_row()).encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: the answer to case {answer.case} was NOT saved: {exc.strerror or exc}") from None

@@ -1,0 +1,422 @@
+"""Read a chat-log corpus object by object, in constant memory, whatever its container.
+
+A corpus is a JSON array of conversation objects (ShareGPT's layout) or JSON
+Lines (one conversation per line, as WildChat and LMSYS-Chat-1M exports are);
+the first character that is not white space tells which. It may be a plain
+file, gzip-compressed (`.gz`), or a member of a zip archive such as a wheel
+(`.whl`, `.zip`: the member named, or the archive's only `*.json`/`*.jsonl`).
+
+Nothing is read whole: the array is decoded with `json.JSONDecoder.raw_decode`
+over a buffer refilled a megabyte at a time (grown only while one object is
+larger than it), JSON Lines line by line. Every byte read is hashed on the way,
+so the SHA-256 of what was screened costs no second pass.
+
+A corpus cut short (a download stopped, a file truncated to a size limit) ends
+inside its last object. That object is skipped and reported (`TruncatedTail`:
+where it starts, how many bytes were lost), never an error: everything before
+it was read. Damage anywhere else (a byte that is not UTF-8, JSON that cannot
+continue, text after the array) is a `UserError` naming the file, the line and
+the byte offset: a corpus is never half-read silently.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import io
+import json
+import re
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.files import sha256_file
+from common.records import shown
+
+CHUNK = 1 << 20
+ARCHIVES = (".whl", ".zip")
+MEMBER_SUFFIXES = (".json", ".jsonl")
+WHITE = re.compile(r"[ \t\r\n]*")
+# What may stand after the last complete token of a JSON text cut short: part of a number, of a literal,
+# or of a \uXXXX escape. (An unterminated string or a missing token after ':' or ',' are recognised by
+# the decoder's own message and position.)
+CUT_TOKEN = re.compile(r"[.eE+-]{0,2}|u[0-9a-fA-F]{0,4}|t(?:r(?:u)?)?|f(?:a(?:l(?:s)?)?)?|n(?:u(?:l)?)?")
+
+
+@dataclass(frozen=True)
+class TruncatedTail:
+    """The end of a corpus cut short inside an object: skipped, and counted."""
+
+    line: int  # line where the cut object starts (1-based)
+    offset: int  # byte offset where it starts, in the JSON text (the member, for an archive)
+    bytes: int  # bytes from there to the end: what was lost
+
+    def to_row(self) -> dict:
+        return {"line": self.line, "offset": self.offset, "bytes": self.bytes}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One top-level object of the corpus, with where it stands (for messages)."""
+
+    value: object
+    line: int
+    offset: int
+
+
+class Counted:
+    """A binary stream that hashes and counts every byte read through it, and can take back bytes read
+    (`unread`) to give them again, uncounted, before reading on."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.digest = hashlib.sha256()
+        self.count = 0
+        self.head = b""  # bytes given back, read again first
+
+    def unread(self, data: bytes) -> None:
+        self.head = data + self.head
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            cut = len(self.head) if size < 0 else min(size, len(self.head))
+            data, self.head = self.head[:cut], self.head[cut:]
+            return data
+        data = self.raw.read(size)
+        self.digest.update(data)
+        self.count += len(data)
+        return data
+
+    def readline(self) -> bytes:
+        if self.head:
+            cut = self.head.find(b"\n") + 1 or len(self.head)
+            data, self.head = self.head[:cut], self.head[cut:]
+            return data if data.endswith(b"\n") else data + self.readline()
+        data = self.raw.readline()
+        self.digest.update(data)
+        self.count += len(data)
+        return data
+
+
+@dataclass
+class Corpus:
+    """An opened corpus: the stream of its JSON text, and what progress and provenance need."""
+
+    path: Path
+    member: str | None  # inside an archive
+    stream: Counted
+    size: int | None  # bytes of the JSON text, when known (not for .gz)
+    position: Callable[[], int]  # how far the reading is, in units of `total`
+    total: int  # the size progress is measured against
+    closers: tuple
+    gunzip: _Gunzip | None = None
+
+    @property
+    def name(self) -> str:
+        """The corpus as messages name it: the file, and the member inside an archive."""
+        return f"{self.path}!{self.member}" if self.member else str(self.path)
+
+    def close(self) -> None:
+        for item in reversed(self.closers):
+            item.close()
+
+    def cut_short(self) -> bool:
+        """Whether the compressed stream ended before its end marker (a .gz cut short): its text ends
+        early even where the cut falls between two objects."""
+        return self.gunzip is not None and self.gunzip.cut
+
+
+class _Gunzip(io.RawIOBase):
+    """A .gz file's decompressed bytes. Unlike `gzip.GzipFile`, a file cut short gives every byte that was
+    decompressed before the cut and then ends, with `cut` set, so that the JSON above decides what was lost;
+    damaged data (a CRC that does not match) is a `zlib.error`. Several gzip members follow one another."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.inflate = zlib.decompressobj(31)
+        self.pending = b""
+        self.done = False
+        self.cut = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending and not self.done:
+            chunk = self.raw.read(CHUNK)
+            if not chunk:
+                self.done = True
+                self.cut = not self.inflate.eof
+                self.pending = self.inflate.flush()
+                break
+            data = self.inflate.decompress(chunk)
+            while self.inflate.eof and self.inflate.unused_data:
+                rest, self.inflate = self.inflate.unused_data, zlib.decompressobj(31)
+                data += self.inflate.decompress(rest)
+            self.pending = data
+        size = min(len(buffer), len(self.pending))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        return size
+
+
+def open_corpus(path: str | Path, member: str | None = None) -> Corpus:
+    """Open a corpus file (plain, .gz, or a member of a .whl/.zip) for reading its JSON text."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no such corpus file" if not path.exists() else f"{path}: not a file")
+    size = path.stat().st_size
+    if path.suffix in ARCHIVES:
+        return _open_member(path, member)
+    if member is not None:
+        raise UserError(f"--member is for an archive (.whl, .zip); {path} is not one")
+    raw = open(path, "rb")  # noqa: SIM115 (closed by Corpus.close)
+    if path.suffix == ".gz":
+        gunzip = _Gunzip(raw)
+        unpacked = io.BufferedReader(gunzip, CHUNK)
+        return Corpus(path, None, Counted(unpacked), None, raw.tell, size, (raw, unpacked), gunzip)
+    stream = Counted(raw)
+    return Corpus(path, None, stream, size, lambda: stream.count, size, (raw,))
+
+
+def _open_member(path: Path, member: str | None) -> Corpus:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UserError(f"{path}: not a readable zip archive ({exc})") from None
+    names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    if member is None:
+        found = [name for name in names if name.endswith(MEMBER_SUFFIXES)]
+        if len(found) != 1:
+            archive.close()
+            listed = ", ".join(found[:5]) or "none"
+            raise UserError(f"{path}: expected exactly one *.json or *.jsonl member, found {len(found)} ({listed}); "
+                            "name one with --member")
+        member = found[0]
+    elif member not in names:
+        archive.close()
+        raise UserError(f"{path}: no member {shown(member)} in this archive")
+    info = archive.getinfo(member)
+    raw = archive.open(info)
+    stream = Counted(raw)
+    return Corpus(path, member, stream, info.file_size, lambda: stream.count, info.file_size, (archive, raw))
+
+
+def file_sha256(corpus: Corpus) -> str:
+    """SHA-256 of the corpus file as given (the archive itself for a member)."""
+    return sha256_file(corpus.path)
+
+
+CONTAINERS = ("json_array", "json_lines")
+
+
+class Reader:
+    """Every complete top-level object of a corpus, in order. Once the iteration ends, `truncated` holds the
+    tail that was cut short (or None) and `container` which kind of file it was."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.truncated: TruncatedTail | None = None
+        self.container: str | None = None
+
+    def __iter__(self) -> Iterator[Item]:
+        first = _peek(self.corpus)
+        if first == "[":
+            self.container = "json_array"
+            self.truncated = yield from _array(self.corpus)
+        elif first == "{":
+            self.container = "json_lines"
+            self.truncated = yield from _lines(self.corpus)
+        elif first == "":
+            raise UserError(f"{self.corpus.name}: empty, expected a JSON array of conversations or JSON Lines")
+        else:
+            raise UserError(f"{self.corpus.name}: starts with {shown(first)}, expected a JSON array of "
+                            "conversations ('[') or JSON Lines (one '{…}' per line)")
+
+
+def _peek(corpus: Corpus) -> str:
+    """The first character that is not white space (a UTF-8 byte order mark skipped), without consuming it:
+    the bytes peeked at are given back to the stream."""
+    head = b""
+    while True:
+        data = _read(corpus, 4096)
+        head += data
+        text = head.lstrip(b" \t\r\n")
+        if text.startswith(codecs.BOM_UTF8):
+            text = text[len(codecs.BOM_UTF8):].lstrip(b" \t\r\n")
+        if text or not data:
+            corpus.stream.unread(head)
+            return text[:1].decode("latin-1")
+
+
+def _read(corpus: Corpus, size: int) -> bytes:
+    """Read from the corpus; damaged compressed data is a `UserError`."""
+    try:
+        return corpus.stream.read(size)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
+                        f"({exc})") from None
+
+
+class _Text:
+    """The decoded text of the corpus, a window at a time, and where any position of it is in the file."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf = ""
+        self.base_bytes = 0  # bytes before buf
+        self.base_line = 1  # line of buf[0]
+        self.eof = False
+        self.bom = True
+        self.lost = 0  # bytes of an incomplete character at the very end
+        self.mark = (0, 1, 0)  # (position in buf, its line, its byte offset): where `where` last counted to
+
+    def fill(self, at_least: int = CHUNK) -> bool:
+        """Append at least `at_least` bytes' worth of text; False when the file had no more."""
+        if self.eof:
+            return False
+        data = _read(self.corpus, max(at_least, CHUNK))
+        if not data:  # bytes of a character cut in two by the end of the file are lost with the tail
+            self.lost = len(self.decoder.getstate()[0])
+            self.eof = True
+            return False
+        try:
+            text = self.decoder.decode(data)
+        except UnicodeDecodeError as exc:
+            offset = self.base_bytes + len(self.buf.encode("utf-8")) + exc.start
+            line = self.base_line + self.buf.count("\n") + exc.object[:exc.start].count(b"\n")
+            raise UserError(f"{self.corpus.name}:{line}: byte {offset:,} (0x{exc.object[exc.start]:02X}) is not "
+                            "UTF-8; the corpus is damaged") from None
+        if self.bom:
+            text, self.bom = text.removeprefix("\ufeff"), False
+            self.base_bytes += 3 if data.startswith(codecs.BOM_UTF8) else 0
+            self.mark = (0, self.base_line, self.base_bytes)
+        self.buf += text
+        return True
+
+    def drop(self, pos: int) -> None:
+        """Forget the text before `pos` (already read), keeping track of its bytes and lines."""
+        if pos:
+            self.base_line, self.base_bytes = self.where(pos)
+            self.buf = self.buf[pos:]
+            self.mark = (0, self.base_line, self.base_bytes)
+
+    def where(self, pos: int) -> tuple[int, int]:
+        """(line, byte offset) of buf[pos] in the file. Counted on from the last position asked for, so that
+        asking for each object in turn costs one pass over the text, not one per object."""
+        start, line, offset = self.mark if self.mark[0] <= pos else (0, self.base_line, self.base_bytes)
+        piece = self.buf[start:pos]
+        line, offset = line + piece.count("\n"), offset + len(piece.encode("utf-8"))
+        self.mark = (pos, line, offset)
+        return line, offset
+
+    def skip_white(self, pos: int) -> int:
+        """The position of the next character that is not white space, reading on as needed; len(buf) at EOF."""
+        while True:
+            pos = WHITE.match(self.buf, pos).end()
+            if pos < len(self.buf):
+                return pos
+            self.drop(pos)
+            pos = 0
+            if not self.fill():
+                return 0 if not self.buf else len(self.buf)
+
+
+def _cut_short(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the decoder failed only because the text ended: an unterminated string, or nothing but a
+    token's beginning after the error's position."""
+    return exc.msg.startswith("Unterminated string") or CUT_TOKEN.fullmatch(text[exc.pos:]) is not None
+
+
+def _array(corpus: Corpus) -> Iterator[Item]:
+    text = _Text(corpus)
+    decoder = json.JSONDecoder()
+    text.fill()
+    pos = text.skip_white(0)
+    pos += 1  # the "[" _peek saw
+    expect_value, first = True, True
+    while True:
+        pos = text.skip_white(pos)
+        if pos >= len(text.buf):  # the file ends between two objects: nothing of an object is lost
+            line, offset = text.where(pos)
+            return TruncatedTail(line, offset, text.lost)
+        char = text.buf[pos]
+        if not expect_value:
+            if char == ",":
+                pos, expect_value = pos + 1, True
+                continue
+            if char == "]":
+                return _after_array(text, pos + 1)
+            raise _damaged(text, pos, "expected ',' or ']' after a conversation object")
+        if char == "]" and first:
+            return _after_array(text, pos + 1)
+        if char != "{":
+            raise _damaged(text, pos, f"expected a conversation object ('{{'), found {shown(char)}")
+        while True:
+            try:
+                value, end = decoder.raw_decode(text.buf, pos)
+                break
+            except json.JSONDecodeError as exc:
+                if not _cut_short(text.buf, exc):
+                    raise _damaged(text, exc.pos, f"not JSON: {exc.msg.removesuffix(' at')}") from None
+                text.drop(pos)
+                pos = 0
+                if not text.fill(at_least=len(text.buf)):  # the file ends inside this object: cut short
+                    line, offset = text.where(0)
+                    return TruncatedTail(line, offset, len(text.buf.encode("utf-8")) + text.lost)
+            except RecursionError:
+                raise _damaged(text, pos, "JSON nested too deeply to read") from None
+        line, offset = text.where(pos)
+        yield Item(value, line, offset)
+        pos, expect_value, first = end, False, False
+        if pos > CHUNK:
+            text.drop(pos)
+            pos = 0
+
+
+def _after_array(text: _Text, pos: int) -> None:
+    pos = text.skip_white(pos)
+    if pos < len(text.buf) or text.lost:
+        raise _damaged(text, pos, "text after the end of the array")
+    return None
+
+
+def _damaged(text: _Text, pos: int, reason: str) -> UserError:
+    line, offset = text.where(pos)
+    return UserError(f"{text.corpus.name}:{line}: byte {offset:,}: {reason}; the corpus is damaged here (a file "
+                     "cut short would end inside its last object, which is skipped and counted)")
+
+
+def _lines(corpus: Corpus) -> Iterator[Item]:
+    offset, number = 0, 0
+    line = _readline(corpus)
+    while line:
+        following = _readline(corpus)
+        number += 1
+        start, offset = offset, offset + len(line)
+        if number == 1:
+            line = line.removeprefix(codecs.BOM_UTF8)
+        if line.strip():
+            try:
+                value = jsonl.parse(line)
+            except jsonl.BadJson as exc:
+                if not following and not line.endswith(b"\n"):  # the last line, cut short
+                    return TruncatedTail(number, start, len(line))
+                raise UserError(f"{corpus.name}:{number}: byte {start:,}: expected one JSON object per line "
+                                f"({exc.reason}); the corpus is damaged here") from None
+            yield Item(value, number, start)
+        line = following
+    return TruncatedTail(number + 1, offset, 0) if corpus.cut_short() else None
+
+
+def _readline(corpus: Corpus) -> bytes:
+    try:
+        return corpus.stream.readline()
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
+                        f"({exc})") from None

@@ -1,0 +1,391 @@
+"""The occurrence audit end to end on a made-up corpus: screen, judge (against the fake server), sample,
+annotate (on the review server), report; and that no message text reaches any file it writes."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import http.client
+import io
+import threading
+import urllib.parse
+
+import pytest
+from support.fakeserver import serve, write_config
+from support.occurrencedata import NEGATIVES, PLANTS, POSITIVES, all_output_text, conversations, write_corpus
+
+import seam
+from common import jsonl
+from common.errors import UserError
+from occurrence import annotate, judge, report, sample, screen, store
+from occurrence.texts import read_texts
+from review.server import ReviewHTTPServer
+from runner.retry import RetryPolicy
+
+FAST = RetryPolicy(max_retries=1, base_s=0.01, cap_s=0.02)
+
+
+def _main(argv) -> int:
+    return seam.main(argv)
+
+
+@pytest.fixture
+def screened(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus" / "chat.json", "sharegpt")
+    out = tmp_path / "out" / "chat.candidates.jsonl"
+    assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(out)]) == 0
+    return corpus, out
+
+
+# ------------------------------------------------------------------------------------------- screen
+
+def test_the_screen_keeps_the_positives_and_counts_each_repeated_message_once(screened):
+    corpus, out = screened
+    file = store.read_candidates(out)
+    header = file.header
+    assert (header.conversations, header.user_turns, header.candidates, header.unique_candidates) == (
+        len(conversations()), len(POSITIVES) + len(NEGATIVES) + 2, len(POSITIVES) + 1, len(POSITIVES))
+    assert [c.conversation for c in file.candidates] == [f"conv-{n}" for n in range(len(POSITIVES))] + ["conv-repeat"]
+    assert [c.repeat for c in file.candidates] == [1] * len(POSITIVES) + [2]
+    assert file.candidates[0].message_sha256 == file.candidates[-1].message_sha256
+    ref = header.corpora[0]
+    assert (ref.file, ref.format, ref.container, ref.member, ref.truncated) == ("chat.json", "sharegpt",
+                                                                                 "json_array", None, None)
+
+
+def test_the_screen_writes_the_same_bytes_for_the_same_file_anywhere(screened, tmp_path):
+    corpus, out = screened
+    elsewhere = tmp_path / "other" / "chat.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(corpus.read_bytes())
+    again = tmp_path / "again.jsonl"
+    assert _main(["occurrence", "screen", str(elsewhere), "--format", "sharegpt", "--out", str(again)]) == 0
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_the_offsets_find_the_seam_in_the_corpus_again(screened):
+    corpus, out = screened
+    file = store.read_candidates(out)
+    for number, candidate in enumerate(file.unique()):
+        text = POSITIVES[number]
+        assert screen.message_sha256(text) == candidate.message_sha256 and len(text) == candidate.chars
+        remark = text[candidate.remark_start:candidate.remark_end]
+        assert PLANTS[number] in remark and text.endswith(remark)
+
+
+def test_several_corpus_files_are_screened_in_order_and_named_per_candidate(tmp_path):
+    first = write_corpus(tmp_path / "a.jsonl", "wildchat")
+    second = write_corpus(tmp_path / "b.jsonl.gz", "wildchat")
+    out = tmp_path / "c.jsonl"
+    assert _main(["occurrence", "screen", str(first), str(second), "--format", "wildchat", "--out", str(out)]) == 0
+    file = store.read_candidates(out)
+    assert [ref.file for ref in file.header.corpora] == ["a.jsonl", "b.jsonl.gz"]
+    assert file.header.unique_candidates == len(POSITIVES)  # the second file repeats the first
+    assert [c.corpus for c in file.candidates] == [0] * (len(POSITIVES) + 1) + [1] * (len(POSITIVES) + 1)
+
+
+def test_a_corpus_without_a_complete_conversation_is_refused(tmp_path, capsys):
+    path = tmp_path / "cut.json"
+    path.write_text('[{"id": "a", "conversations": [', encoding="utf-8")
+    assert _main(["occurrence", "screen", str(path), "--format", "sharegpt", "--out", str(tmp_path / "o")]) == 2
+    assert "no complete conversation in it" in capsys.readouterr().err
+
+
+def test_every_step_has_help(capsys):
+    for step in ("screen", "judge", "sample", "annotate", "report"):
+        with pytest.raises(SystemExit) as done:
+            seam.main(["occurrence", step, "--help"])
+        assert done.value.code == 0
+        assert "example" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------- judge
+
+def _judge(server, tmp_path, corpus, out, **options):
+    config_path = tmp_path / "judge.toml"
+    write_config(config_path, server, concurrency=2)
+    return judge.judge(out, corpus=[corpus], fmt=None, config_path=config_path, traces=tmp_path / "judge.traces.jsonl",
+                       out=tmp_path / "chat.judged.jsonl", log=io.StringIO(), policy=FAST, **options)
+
+
+def _script(replies):
+    prompt = judge.load_prompt()
+    return {prompt.render(text): steps for text, steps in zip(POSITIVES, replies, strict=True)}
+
+
+def test_the_judge_asks_each_unique_candidate_once_through_the_runner_and_resumes(screened, tmp_path):
+    corpus, out = screened
+    with serve(_script([["say:YES"], ["say:**No.** The last line is part of it."], ["say:Hard to say"],
+                        ["400", "say:yes"]])) as server:
+        first = _judge(server, tmp_path, corpus, out)
+        assert [row.verdict for row in first.rows] == ["yes", "no", "unparsable", "unanswered"]
+        assert len(server.received) == 4
+        again = _judge(server, tmp_path, corpus, out)  # resumes: nothing is asked again
+        assert len(server.received) == 4 and again.rows == first.rows
+        retried = _judge(server, tmp_path, corpus, out, retry_failed=True)
+        assert len(server.received) == 5 and [row.verdict for row in retried.rows][-1] == "yes"
+    header = store.read_judged(tmp_path / "chat.judged.jsonl").header
+    prompt = judge.load_prompt()
+    assert (header.judged, header.yes, header.no, header.unparsable, header.unanswered) == (4, 2, 1, 1, 0)
+    assert (header.prompt_version, header.prompt_sha256, header.model) == ("1", prompt.sha256, "fake-openai")
+    sent = [request["body"]["messages"][0]["content"] for request in server.received]
+    assert sorted(sent[:4]) == sorted(prompt.render(text) for text in POSITIVES) and "<<<MESSAGE>>>" in sent[0]
+
+
+def test_the_judge_cli_says_how_many_are_unanswered_and_exits_1(screened, tmp_path, capsys):
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["400"], ["say:yes"]])) as server:
+        config = tmp_path / "judge.toml"
+        write_config(config, server, max_retries=0)
+        status = _main(["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", str(config),
+                        "--traces", str(tmp_path / "t.jsonl"), "--out", str(tmp_path / "j.jsonl")])
+    assert status == 1
+    assert "yes 2, no 1, unparsable 0, unanswered 1" in capsys.readouterr().out
+
+
+def test_the_judge_reads_only_the_corpus_the_candidates_came_from(screened, tmp_path):
+    corpus, out = screened
+    other = write_corpus(tmp_path / "other.json", "sharegpt", chats=conversations(repeat_first=False))
+    with serve() as server, pytest.raises(UserError, match="not a corpus these candidates were screened from"):
+        _judge(server, tmp_path, other, out)
+    with serve() as server, pytest.raises(UserError, match="--format lmsys, but chat.json was screened as sharegpt"):
+        judge.judge(out, corpus=[corpus], fmt="lmsys", config_path=write_config(tmp_path / "x.toml", server).path,
+                    traces=tmp_path / "t.jsonl", out=tmp_path / "j.jsonl", log=io.StringIO())
+
+
+def test_the_judges_traces_may_not_go_into_the_released_data(screened, tmp_path):
+    corpus, out = screened
+    with serve() as server, pytest.raises(UserError, match="the judge's traces hold model replies"):
+        judge.judge(out, corpus=[corpus], fmt=None, config_path=write_config(tmp_path / "x.toml", server).path,
+                    traces=judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl", out=tmp_path / "j.jsonl",
+                    log=io.StringIO())
+    assert not (judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl").exists()
+
+
+def test_a_changed_message_is_refused_not_judged(screened, tmp_path):
+    corpus, out = screened
+    changed = corpus.read_text(encoding="utf-8").replace("intro class", "intro course")
+    (tmp_path / "swap").mkdir()
+    swapped = tmp_path / "swap" / "chat.json"
+    swapped.write_text(changed, encoding="utf-8")
+    file = store.read_candidates(out)
+    refs = (dataclasses.replace(file.header.corpora[0], sha256=hashlib.sha256(swapped.read_bytes()).hexdigest()),)
+    with pytest.raises(UserError, match="the message's SHA-256 differs from the one recorded"):
+        read_texts(refs, [swapped], {c.key: c.message_sha256 for c in file.unique()})
+
+
+@pytest.mark.parametrize(("reply", "verdict"), [("YES", "yes"), ("no", "no"), ("Yes, it does.", "yes"),
+                                                 ("The answer is NO.", "no"), ("either yes or no", "unparsable"),
+                                                 ("", "unparsable"), ("Sure", "unparsable")])
+def test_replies_are_parsed_to_yes_no_or_unparsable(reply, verdict):
+    assert judge.parse_verdict(reply) == verdict
+
+
+def test_a_prompt_file_without_its_version_or_placeholder_is_refused(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("Is it? {message}\n", encoding="utf-8")
+    with pytest.raises(UserError, match="expected 'judge-prompt-version: V'"):
+        judge.load_prompt(path)
+    path.write_text("judge-prompt-version: 2\n---\nno placeholder\n", encoding="utf-8")
+    with pytest.raises(UserError, match="exactly once, found 0"):
+        judge.load_prompt(path)
+
+
+# ------------------------------------------------------------------------------------------- sample
+
+def test_the_sample_is_seeded_reproducible_and_holds_no_feature_or_verdict(screened, tmp_path):
+    corpus, out = screened
+    paths = [tmp_path / name for name in ("s1.jsonl", "s2.jsonl", "s3.jsonl")]
+    for path, seed in zip(paths, (7, 7, 8), strict=True):
+        assert _main(["occurrence", "sample", str(out), "--n", "3", "--seed", str(seed), "--out", str(path)]) == 0
+    assert paths[0].read_bytes() == paths[1].read_bytes() and paths[0].read_bytes() != paths[2].read_bytes()
+    drawn = store.read_sample(paths[0])
+    assert (drawn.header.seed, drawn.header.population, drawn.header.population_size, len(drawn.cases)) == (
+        7, "screened", len(POSITIVES), 3)
+    keys = {key for _, row in jsonl.read(paths[0]) for key in row}
+    assert not keys & {"features", "artifact_kind", "separator", "remark_start", "verdict", "repeat"}
+    assert _main(["occurrence", "sample", str(out), "--n", "3", "--seed", "7", "--out", str(paths[0])]) == 2
+
+
+def test_a_larger_sample_keeps_every_message_a_smaller_one_drew(screened, tmp_path):
+    corpus, out = screened
+    small = sample.draw_file(out, judged=None, n=2, seed=3)
+    large = sample.draw_file(out, judged=None, n=10, seed=3)
+    assert [c.message_sha256 for c in large.cases][:2] == [c.message_sha256 for c in small.cases]
+    assert len(large.cases) == len(POSITIVES)
+
+
+def test_a_sample_of_the_judges_yes_verdicts(screened, tmp_path):
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out)
+    drawn = sample.draw_file(out, judged=tmp_path / "chat.judged.jsonl", n=5, seed=1)
+    assert (drawn.header.population, drawn.header.population_size, len(drawn.cases)) == ("judged", 2, 2)
+    assert {c.conversation for c in drawn.cases} == {"conv-0", "conv-2"}
+
+
+# ------------------------------------------------------------------------------------------- annotate
+
+class _Page:
+    """The annotation page served on 127.0.0.1 in a thread, and a small client for it."""
+
+    def __init__(self, session):
+        self.server = ReviewHTTPServer(session, 0)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.host = f"127.0.0.1:{self.server.server_port}"
+
+    def request(self, method, path, body=None):
+        connection = http.client.HTTPConnection(self.host, timeout=5)
+        headers = {"Host": self.host}
+        if body is not None:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        connection.request(method, path, body=body, headers=headers)
+        reply = connection.getresponse()
+        data = reply.read().decode("utf-8")
+        connection.close()
+        return reply, data
+
+    def answer(self, number, answer, note=""):
+        return self.request("POST", f"/case/{number}", urllib.parse.urlencode({"answer": answer, "note": note}))
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def drawn(screened, tmp_path):
+    corpus, out = screened
+    path = tmp_path / "chat.sample.jsonl"
+    sample.write(sample.draw_file(out, judged=None, n=10, seed=5), path)
+    return corpus, out, path
+
+
+def test_the_page_shows_the_message_and_nothing_of_the_pipeline(drawn):
+    corpus, out, path = drawn
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    page = _Page(session)
+    try:
+        reply, _ = page.request("GET", "/")
+        assert reply.status == 303 and reply.getheader("Location") == "/case/1"
+        reply, html = page.request("GET", "/case/1")
+        assert reply.status == 200 and "script-src" in reply.getheader("Content-Security-Policy")
+        shown = session.messages[1]
+        assert annotate.escape(shown) in html and annotate.QUESTION.replace("'", "&#x27;") in html
+        for hidden in ("remark_", "code_block", "prose_block", "artifact_kind", "message_sha256", "candidate",
+                       "verdict", "judge"):
+            assert hidden not in html.replace(annotate.escape(shown), ""), hidden
+    finally:
+        page.stop()
+
+
+def test_answers_are_appended_as_given_and_a_new_session_continues(drawn):
+    corpus, out, path = drawn
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    page = _Page(session)
+    try:
+        reply, _ = page.answer(1, "yes", "the last line asks for a fix")
+        assert reply.status == 303 and reply.getheader("Location") == "/case/2?saved=1"
+        reply, html = page.answer(2, "maybe")
+        assert reply.status == 400 and "Choose yes, no or unsure" in html
+        page.answer(2, "no")
+        page.answer(1, "unsure")  # a second answer supersedes the first; both stay in the file
+    finally:
+        page.stop()
+    answered = store.read_sample(path)
+    assert [(a.case, a.answer, a.reviewer) for a in answered.answers] == [(1, "yes", "ada"), (2, "no", "ada"),
+                                                                          (1, "unsure", "ada")]
+    again = annotate.open_session(path, None, corpus=[corpus])
+    assert again.reviewer == "ada" and again.first_unanswered() == 3
+    with pytest.raises(UserError, match="holds the answers of reviewer 'ada'"):
+        annotate.open_session(path, "bob", corpus=[corpus])
+
+
+def test_a_torn_last_line_is_moved_aside_when_a_session_opens(drawn):
+    corpus, out, path = drawn
+    with open(path, "ab") as f:
+        f.write(b'{"kind":"answer","case":1,"mess')
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    assert session.moved_aside is not None and session.moved_aside.read_bytes().startswith(b'{"kind":"answer"')
+    assert store.read_sample(path).answers == ()
+
+
+def test_the_annotate_command_needs_a_reviewer_for_the_first_answer(drawn, capsys):
+    corpus, out, path = drawn
+    assert _main(["occurrence", "annotate", str(path), "--corpus", str(corpus), "--port", "0"]) == 2
+    assert "say who answers with --reviewer NAME" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------- report
+
+def _answered(drawn, answers):
+    corpus, out, path = drawn
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    for number, answer in enumerate(answers, start=1):
+        session.answer(number, answer, "")
+    return corpus, out, path
+
+
+def test_the_report_counts_every_stage_and_the_confirmed_share(drawn, tmp_path):
+    corpus, out, path = _answered(drawn, ["yes", "yes", "no", "unsure"])
+    built = report.build(out, answers=path)
+    rows = {row[0]: row for row in built.tables[0].rows}
+    assert rows["conversations read (complete)"][1] == len(conversations())
+    assert rows["unique candidates"][1] == len(POSITIVES) and rows["candidates (screen positives)"][1] == 5
+    assert (rows["human: yes"][1], rows["human: no"][1], rows["human: unsure"][1]) == (2, 1, 1)
+    share = rows["human-confirmed share"]
+    assert share[1:4] == (2, 3, 2 / 3) and 0 < share[4] < 2 / 3 < share[5] < 1
+    assert "do not estimate prevalence" in built.tables[0].notes[0]
+    first, second = tmp_path / "r1", tmp_path / "r2"
+    assert _main(["occurrence", "report", str(out), "--answers", str(path), "--out", str(first)]) == 0
+    assert _main(["occurrence", "report", str(out), "--answers", str(path), "--out", str(second)]) == 0
+    names = sorted(p.name for p in first.iterdir())
+    assert names == ["occurrence_features.csv", "occurrence_features.md", "occurrence_pipeline.csv",
+                     "occurrence_pipeline.md", "occurrence_provenance.json", "occurrence_shapes.csv",
+                     "occurrence_shapes.md"]
+    assert all((first / name).read_bytes() == (second / name).read_bytes() for name in names)
+    csv = (first / "occurrence_pipeline.csv").read_text(encoding="utf-8")
+    assert "human-confirmed share,2,3,0.666667," in csv
+    provenance = jsonl.parse((first / "occurrence_provenance.json").read_bytes())
+    assert provenance["answers"]["reviewer"] == "ada" and provenance["corpora"][0]["file"] == "chat.json"
+
+
+def test_the_report_refuses_a_sample_of_other_candidates(drawn, tmp_path):
+    corpus, out, path = drawn
+    other = tmp_path / "other.candidates.jsonl"
+    second = write_corpus(tmp_path / "c2.jsonl", "lmsys")
+    assert _main(["occurrence", "screen", str(second), "--format", "lmsys", "--out", str(other)]) == 0
+    with pytest.raises(UserError, match="drawn from candidates"):
+        report.build(other, answers=path)
+
+
+# ------------------------------------------------------------------------------------------- no text
+
+def test_no_message_text_reaches_any_file_the_pipeline_writes(tmp_path):
+    """Every stage on a corpus of planted markers; every byte written is searched for them and for any
+    24-character run of any message. The judge's traces are the documented exception (kept elsewhere)."""
+    corpus = write_corpus(tmp_path / "corpus" / "chat.json", "sharegpt")
+    outputs = tmp_path / "outputs"
+    candidates = outputs / "chat.candidates.jsonl"
+    assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(candidates)]) == 0
+    with serve(_script([["say:YES"], ["say:yes"], ["say:no"], ["say:YES"]])) as server:
+        config = write_config(tmp_path / "judge.toml", server).path
+        assert _main(["occurrence", "judge", str(candidates), "--corpus", str(corpus), "--config", config,
+                      "--traces", str(tmp_path / "traces" / "judge.jsonl"),
+                      "--out", str(outputs / "chat.judged.jsonl")]) == 0
+    drawn = outputs / "chat.sample.jsonl"
+    assert _main(["occurrence", "sample", str(candidates), "--judged", str(outputs / "chat.judged.jsonl"),
+                  "--n", "5", "--seed", "2", "--out", str(drawn)]) == 0
+    session = annotate.open_session(drawn, "ada", corpus=[corpus])
+    for number in range(1, session.total + 1):
+        session.answer(number, "yes", "fine")
+    assert _main(["occurrence", "report", str(candidates), "--judged", str(outputs / "chat.judged.jsonl"),
+                  "--answers", str(drawn), "--out", str(outputs / "report")]) == 0
+    written = all_output_text(outputs)
+    assert len(list(outputs.rglob("*"))) >= 10
+    for plant in PLANTS:
+        assert plant not in written
+    for text in POSITIVES + NEGATIVES:
+        runs = {text[start:start + 24] for start in range(0, max(1, len(text) - 24), 6)}
+        assert not [run for run in runs if run in written]
