@@ -227,7 +227,7 @@ def test_a_sentence_or_marker_holding_the_comment_and_a_broken_declaration_fail_
     assert len([p for p in problems if "differs from clean before the artifact ends (same_prefix_as)" in p]) == 300
 
 
-def test_the_builtin_layouts_are_checked_by_the_same_rules(monkeypatch):
+def test_the_builtin_layouts_are_checked_by_the_same_rules():
     builtin = conditions.builtin()
     boundary = builtin.get("boundary")
     broken = conditions.ConditionSet(
