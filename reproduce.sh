@@ -7,8 +7,8 @@
 # Steps: 1 verify the benchmark; 2 rescore each trace set in data/traces/ and compare with
 # data/labels/ (the determinism audit); 3 regenerate data/tables/ (from the rescored labels and
 # the traces) and compare; 3b regenerate each blinded review's report (data/review/) and compare;
-# 3c regenerate the HTML report (data/report.html) and compare;
-# 4 summarise.
+# 3c regenerate the HTML report (data/report.html) and compare; 3d regenerate each condition-file study's
+# labels, tables and report (data/studies/NAME/, scripts/study.sh) and compare; 4 summarise.
 # The entailment tier runs only if the released labels were made with it (and the model is
 # then required); otherwise both sides are lexical-only and the script says so.
 set -euo pipefail
@@ -35,8 +35,12 @@ step() {  # step "title" command...: run, report ok/FAILED and the time taken
 }
 
 step "1. benchmark: counts, invariants, collisions, checksums (seam.py check)" "$PY" seam.py check
-
 shopt -s nullglob
+for file in data/conditions/*.toml; do
+  step "1b. condition file $file: its layouts on every cluster (seam.py check --conditions)" \
+    bash -c '"$PY" seam.py check --conditions "$1" > /dev/null' _ "$file"
+done
+
 traces=(data/traces/*.jsonl)
 if [ ${#traces[@]} -eq 0 ]; then
   echo "no released trace sets in data/traces/: nothing to rescore"
@@ -112,9 +116,31 @@ else
     bash -c '"$PY" seam.py report --labels "$1/labels" --traces data/traces --tables data/tables "${@:2}" --out "$1/report.html" > /dev/null && "$PY" scripts/compare.py data/report.html "$1/report.html"' _ "$work" ${review[@]+"${review[@]}"}
 fi
 
+# A study of a condition file's conditions (docs/CONDITIONS.md): its traces are rescored against the same models'
+# clean outputs in data/traces/, and its tables and page regenerated with the built-in labels; compared whole.
+for study in data/studies/*/; do
+  study=${study%/}
+  name=$(basename "$study")
+  found=("$study"/traces/*.jsonl)
+  if [ ${#found[@]} -eq 0 ]; then
+    echo "$study: no traces yet (collected with data/conditions/$name.toml, docs/CONDITIONS.md): nothing to compare"
+    continue
+  fi
+  compare_study() {  # $1 the study, $2 where its labels, tables and report are regenerated
+    bash scripts/study.sh "$(basename "$1")" "$2" > /dev/null \
+      && "$PY" scripts/compare.py "$1/labels" "$2/labels" && "$PY" scripts/compare.py "$1/tables" "$2/tables" \
+      && "$PY" scripts/compare.py "$1/report.html" "$2/report.html"
+  }
+  step "3d. regenerate the study $study (labels, tables, report) from its traces and compare" \
+    compare_study "$study" "$work/studies/$name"
+done
+
 echo "== 4. summary"
 "$PY" -m stats.summary data/tables
 "$PY" -m validity.summary data/tables
+for study in data/studies/*/; do
+  if [ -d "$study/tables" ]; then echo "study ${study%/}:"; "$PY" -m stats.summary "$study/tables"; fi
+done
 if [ "$failures" -eq 0 ]; then
   rerun=""
   [ ${#execute[@]} -eq 0 ] && rerun="; functional check not rerun (./reproduce.sh --execute)"

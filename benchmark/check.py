@@ -1,7 +1,14 @@
 """Verify the committed benchmark: counts, checksums, licences, collisions and layouts.
 
 Every rule here is one the rest of the kit relies on; `seam.py check` runs them
-all and reports every broken one (file and line), not just the first.
+all and reports every broken one (file and line), not just the first. The
+layouts are checked for every condition defined, the built-in six and those of
+a condition file (`seam.py check --conditions FILE`) alike: each message holds
+the artifact's bytes verbatim, once, where the layout puts it, and ends as the
+layout says; no marker line occurs in (or can be taken for a line of) the
+cluster's texts or comment; the comment collides with no marker or added
+sentence, as it may not with the instruction and artifact; and each declared
+byte-identity (`same_prefix_as`, `same_suffix_as`) holds.
 """
 
 from __future__ import annotations
@@ -12,16 +19,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.collisions import cluster_texts, collisions
+from benchmark.collisions import cluster_texts, collisions, marker_collisions
 from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
+from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import DATA_DIR, PARTITIONS, checksum, parse_lines, partition_files
-from benchmark.render import BEGIN_MARKER, END_MARKER, MITIGATION, render
 from benchmark.select import PER_SOURCE, SEED
 from benchmark.sources import SOURCES
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, Comment, shown
+from common.records import Cluster, Comment, shown
 
 LICENSE_PARTITION = {
     "MIT": "permissive", "PSF-2.0": "permissive", "CC-BY-4.0": "permissive",
@@ -44,8 +51,10 @@ class CheckResult:
     summary: list[str] = field(default_factory=list)
 
 
-def check(data_dir: Path = DATA_DIR) -> CheckResult:
-    """Every rule over the committed files; a line that is not JSON at all stops it (`UserError`)."""
+def check(data_dir: Path = DATA_DIR, conditions: ConditionSet | None = None) -> CheckResult:
+    """Every rule over the committed files, the layouts under each condition of `conditions` (default: the
+    built-ins); a line that is not JSON at all stops it (`UserError`)."""
+    conditions = conditions or builtin()
     result = CheckResult()
     files = partition_files(data_dir)
     sha256 = checksum(files)  # of the very bytes checked below
@@ -58,11 +67,12 @@ def check(data_dir: Path = DATA_DIR) -> CheckResult:
             cluster = _read(row, where, result)
             if cluster is not None:
                 _check_row(cluster, partition, where, result)
+                _check_layouts(cluster, where, result.problems, conditions)
                 clusters.append(cluster)
     _check_manifest(Path(data_dir), files, counts, clusters, result)
     _check_totals(clusters, result)
     _check_comment_balance(clusters, result)
-    _summarise(clusters, sha256, result)
+    _summarise(clusters, sha256, conditions, result)
     return result
 
 
@@ -108,28 +118,52 @@ def _check_row(row: Cluster, partition: str, where: str, result: CheckResult) ->
             continue
         for reason in collisions(comment.text, comment.witness, texts):
             problems.append(f"{where}: {cluster} {key} {comment.id} collides: {reason}")
-    _check_layouts(row, where, problems)
 
 
-def _check_layouts(row: Cluster, where: str, problems: list[str]) -> None:
-    cluster, artifact = row.cluster, row.artifact
-    messages = {c: render(row.instruction, artifact, row.comment.text, row.native.text, c) for c in CONDITIONS}
-    through_artifact = len(row.instruction) + 2 + len(artifact)
-    prefix = messages["clean"][:through_artifact]
-    if not messages["clean"].endswith(artifact) or len(messages["clean"]) != through_artifact:
-        problems.append(f"{where}: {cluster} clean message does not end with the artifact")
-    for condition in ("newline", "blank", "native"):
-        if messages[condition][:through_artifact] != prefix:
-            problems.append(f"{where}: {cluster} {condition} differs from clean before the artifact ends")
-    if messages["native"][through_artifact:] != "\n" + row.native.text:
-        problems.append(f"{where}: {cluster} native layout is not the newline layout")
-    for condition in ("boundary", "mitigation"):
-        message = messages[condition]
-        fenced = f"{BEGIN_MARKER}\n{artifact}\n{END_MARKER}\n{row.comment.text}"
-        if not message.endswith(fenced) or message.count(END_MARKER) != 1 + artifact.count(END_MARKER):
-            problems.append(f"{where}: {cluster} {condition} does not fence the artifact with the markers")
-    if MITIGATION not in messages["mitigation"].split(BEGIN_MARKER)[0]:
-        problems.append(f"{where}: {cluster} mitigation instruction is not before the begin marker")
+def _check_layouts(row: Cluster, where: str, problems: list[str], conditions: ConditionSet) -> None:
+    """The layout of every condition on one cluster (the rules in the module docstring)."""
+    messages = {c.name: c.message(row) for c in conditions.conditions}
+    for condition in conditions.conditions:
+        for problem in _layout_problems(row, condition, messages, conditions):
+            problems.append(f"{where}: {row.cluster} {condition.name}: {problem}")
+
+
+def _layout_problems(row: Cluster, condition: Condition, messages: dict[str, str],
+                     conditions: ConditionSet) -> list[str]:
+    found = []
+    message, artifact = messages[condition.name], row.artifact
+    start = condition.artifact_start(row.instruction)
+    end = start + len(artifact)
+    if not message.startswith(condition.head(row.instruction) + "\n\n"):
+        found.append("the message does not open with the instruction and a blank line")
+    if message[start:end] != artifact or message.count(artifact) != 1:
+        found.append("the artifact's bytes do not stand once, verbatim, where the layout puts them")
+    trailing = condition.trailing(row)
+    tail = ("\n" + condition.close if condition.close is not None else "") + (
+        "\n" * condition.breaks + trailing.text if trailing is not None else "")
+    if message[end:] != tail:
+        found.append(f"the message does not end with {'the closing marker and ' if condition.close else ''}"
+                     f"{'the comment' if trailing else 'the artifact'} as the layout says")
+    texts = {"instruction": row.instruction, "artifact": artifact, "reference": row.reference or ""}
+    if trailing is not None:
+        texts["comment"] = trailing.text
+    for marker in dict.fromkeys(condition.markers):
+        for reason in marker_collisions(marker, texts):
+            found.append(f"marker {marker!r} collides: {reason}")
+    added = [text for text in (condition.sentence, *condition.markers) if text]
+    if trailing is not None and added:
+        for reason in collisions(trailing.text, trailing.witness, added):
+            found.append(f"comment {trailing.id} collides with the condition's sentence or markers: {reason}")
+    if condition.same_prefix_as is not None:
+        other = conditions.get(condition.same_prefix_as)
+        through = other.artifact_start(row.instruction) + len(artifact)
+        if message[:end] != messages[other.name][:through]:
+            found.append(f"differs from {other.name} before the artifact ends (same_prefix_as)")
+    if condition.same_suffix_as is not None:
+        other = conditions.get(condition.same_suffix_as)
+        if message[len(condition.head(row.instruction)):] != messages[other.name][len(other.head(row.instruction)):]:
+            found.append(f"differs from {other.name} after the instruction (same_suffix_as)")
+    return found
 
 
 def _check_manifest(data_dir: Path, files_read: list[tuple[Path, bytes]], counts: dict[str, int],
@@ -223,10 +257,13 @@ def _check_comment_balance(rows: list[Cluster], result: CheckResult) -> None:
         result.problems.append(f"casual comments unbalanced: used {min(counts)} to {max(counts)} times")
 
 
-def _summarise(rows: list[Cluster], sha256: str, result: CheckResult) -> None:
+def _summarise(rows: list[Cluster], sha256: str, conditions: ConditionSet, result: CheckResult) -> None:
     add = result.summary.append
+    count = len(conditions.conditions)
+    added = (f": {count - len(conditions.user)} built-in, {len(conditions.user)} from {', '.join(conditions.files)}"
+             if conditions.files else "")
     add(f"clusters: {len(rows)} from {len({r.source for r in rows})} sources; "
-        f"requests: {len(rows) * len(CONDITIONS)} ({len(CONDITIONS)} conditions)")
+        f"requests: {len(rows) * count} ({count} conditions{added})")
     for source in SOURCES:
         mine = [r for r in rows if r.source == source]
         licences = ", ".join(f"{lic} {n}" for lic, n in sorted(Counter(r.license for r in mine).items()))

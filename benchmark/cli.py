@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from common.records import CONDITIONS
+from common.argtypes import condition_file, names
 
 BUILD_EXAMPLE = """example:
   pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh
@@ -14,10 +14,14 @@ BUILD_EXAMPLE = """example:
 """
 CHECK_EXAMPLE = """example:
   python seam.py check
+  python seam.py check --conditions data/conditions/example.toml   # also a condition file's layouts
 """
 PROMPTS_EXAMPLE = """example:
   python seam.py prompts --source humaneval --condition newline --condition clean | head -n 2
+  python seam.py prompts --conditions data/conditions/example.toml --only xml-tags,fenced,only-revised \\
+      > example-requests.jsonl                                     # 900 rows of a condition file's conditions
 """
+CONDITIONS_HELP = "a condition file (TOML) defining more conditions and contrasts (docs/CONDITIONS.md)"
 
 
 def add_commands(subparsers) -> None:
@@ -32,13 +36,18 @@ def add_commands(subparsers) -> None:
     check = subparsers.add_parser("check", help="verify the committed benchmark's counts, invariants and checksums",
                                   description="Verify data/benchmark/ and print a short summary.",
                                   epilog=CHECK_EXAMPLE, formatter_class=raw)
+    check.add_argument("--conditions", metavar="FILE", type=condition_file,
+                       help=CONDITIONS_HELP + "; their layouts are checked on every cluster too")
     check.set_defaults(func=run_check)
 
     prompts = subparsers.add_parser("prompts", help="write every rendered request as JSON Lines to stdout",
                                     description="One row per (cluster, condition); fields in docs/FORMATS.md.",
                                     epilog=PROMPTS_EXAMPLE, formatter_class=raw)
     prompts.add_argument("--source", action="append", help="keep this source (repeatable)")
-    prompts.add_argument("--condition", action="append", choices=CONDITIONS, help="keep this condition (repeatable)")
+    prompts.add_argument("--conditions", metavar="FILE", type=condition_file, help=CONDITIONS_HELP)
+    prompts.add_argument("--condition", action="append", metavar="NAME",
+                         help="keep this condition (repeatable; default: every condition defined)")
+    prompts.add_argument("--only", metavar="C[,C...]", type=names, help="keep these conditions (same as --condition)")
     prompts.add_argument("--cluster", action="append", help="keep this cluster id (repeatable)")
     prompts.set_defaults(func=run_prompts)
 
@@ -63,9 +72,10 @@ def run_build(args) -> int:
 
 
 def run_check(args) -> int:
+    from benchmark import conditions
     from benchmark.check import check
 
-    result = check()
+    result = check(conditions=conditions.load(args.conditions))
     for line in result.summary:
         print(line)
     for problem in result.problems:
@@ -75,10 +85,13 @@ def run_check(args) -> int:
 
 
 def run_prompts(args) -> int:
+    from benchmark import conditions
     from benchmark.dataset import requests
     from common.jsonl import dumps
 
-    chosen = requests(sources=args.source, conditions=args.condition, cluster_ids=args.cluster)
+    wanted = [*(args.condition or []), *(args.only or [])]
+    chosen = requests(sources=args.source, conditions=wanted or None, cluster_ids=args.cluster,
+                      defined=conditions.load(args.conditions))
     out = sys.stdout
     for request in chosen:
         out.write(dumps(request.to_row()))

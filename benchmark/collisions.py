@@ -9,6 +9,7 @@ compares them (`common.normalize`).
 
 from __future__ import annotations
 
+from common.markers import Marker
 from common.normalize import contains_phrase, content_words
 
 
@@ -28,3 +29,15 @@ def collisions(comment_text: str, witness: str, texts: list[str]) -> list[str]:
 
 def cluster_texts(instruction: str, artifact: str, reference: str | None) -> list[str]:
     return [instruction, artifact] + ([reference] if reference else [])
+
+
+def marker_collisions(marker: str, texts: dict[str, str]) -> list[str]:
+    """Why a condition's marker line collides with a cluster's `texts` (name -> text): it occurs in one as
+    written, or a line of one is what the scorer would take for it (`common.markers`), so that a faithful
+    copy of the artifact could be cut at it. Empty when it collides with nothing.
+
+    >>> marker_collisions("</document>", {"artifact": "<p>x</p>\\n</Document>", "comment": "see </document> below"})
+    ['it occurs in the artifact', 'it occurs in the comment']
+    """
+    found = Marker.of(marker)
+    return [f"it occurs in the {name}" for name, text in texts.items() if found.occurs_in(text)]

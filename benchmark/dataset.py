@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet, builtin
 from benchmark.render import cluster_requests
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, Request, shown
+from common.records import Cluster, Request, shown
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = ROOT / "data" / "benchmark"
@@ -95,17 +96,17 @@ def parse_lines(path: Path, data: bytes) -> Iterator[tuple[str, dict]]:
 
 
 def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=None, cluster_ids=None,
-             limit: int | None = None) -> list[Request]:
+             limit: int | None = None, defined: ConditionSet | None = None) -> list[Request]:
     """The rendered requests, cluster by cluster, filtered by source, condition and cluster id.
 
-    `benchmark` defaults to `load()`. `limit` keeps the first N clusters (after
-    the source and cluster filters). A source or cluster id that selects nothing
+    `benchmark` defaults to `load()`, `defined` (the conditions that exist) to the
+    built-ins; `conditions` names some of them (default: all, in their order).
+    `limit` keeps the first N clusters (after the source and cluster filters). A
+    condition that is not defined, or a source or cluster id that selects nothing,
     is a `UserError`, so that a typo never passes for an empty selection.
     """
-    conditions = tuple(conditions or CONDITIONS)
-    unknown = sorted(set(conditions) - set(CONDITIONS))
-    if unknown:
-        raise UserError(f"unknown condition(s) {', '.join(unknown)}; expected some of {', '.join(CONDITIONS)}")
+    defined = defined or builtin()
+    conditions = defined.check(dict.fromkeys(conditions)) if conditions else defined.names
     benchmark = load() if benchmark is None else benchmark
     if cluster_ids:
         by_name = benchmark.by_name
@@ -123,5 +124,6 @@ def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=Non
             raise UserError(f"no clusters from source(s) {', '.join(missing)}")
     if limit is not None:
         chosen = chosen[:limit]
-    return [request for cluster in chosen for request in cluster_requests(cluster, benchmark.sha256, conditions)]
+    return [request for cluster in chosen
+            for request in cluster_requests(cluster, benchmark.sha256, conditions, defined)]
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
+
+from common.records import is_condition_name
 
 
 def _parsed(text: str, kind: type, expected: str):
@@ -60,3 +63,17 @@ def names(text: str) -> list[str]:
     found = [name.strip() for name in text.split(",") if name.strip()]
     _check(bool(found), "expected one or more comma-separated names")
     return found
+
+
+def condition_file(text: str) -> str:
+    """A condition file (TOML, docs/CONDITIONS.md) that exists; read and checked by the command itself.
+
+    `seam.py run --conditions` once took condition names: such a value is refused with what to use now.
+    """
+    if Path(text).is_file():
+        return text
+    if all(is_condition_name(name.strip()) for name in text.split(",")) and not text.endswith(".toml"):
+        raise argparse.ArgumentTypeError(f"expected a condition file (TOML), got {text!r}; to keep only some "
+                                         f"conditions, use --only {text}")
+    _check(not Path(text).is_dir(), f"{text} is a directory, expected a condition file (TOML)")
+    raise argparse.ArgumentTypeError(f"no such condition file: {text}")

@@ -26,8 +26,17 @@ from typing import Any, ClassVar
 from common import jsonl
 from common.errors import UserError
 
+# The built-in conditions, in the benchmark's order. Their layouts are defined once, in
+# benchmark/conditions.toml (read by benchmark/conditions.py, which refuses a file whose names differ
+# from these); a condition file of the user's adds more (docs/CONDITIONS.md). A row may name any
+# condition whose name fits CONDITION_NAME: which conditions exist is for each stage to check, against
+# the built-ins and the condition file it was given.
 CONDITIONS = ("clean", "newline", "blank", "boundary", "mitigation", "native")
 TREATMENTS = CONDITIONS[1:]
+CONDITION_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")  # e.g. xml-tags: ids, file names, CSV columns
+CONDITION_NAME_MAX = 40
+# Which comment trails the paste under a condition: none (clean), the casual one, or the genre-native one.
+POOLS = ("none", "casual", "native")
 GENRES = ("code", "prose")
 STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered but unusable, no answer
 
@@ -86,6 +95,26 @@ def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = 
             raise UserError(f"{where}: field {name!r} holds a lone surrogate (U+{ord(lone.group()):04X} at "
                             f"character {lone.start() + 1}), expected Unicode text")
     return found
+
+
+def is_condition_name(name: str) -> bool:
+    """Whether `name` can name a condition: lower-case letters and digits in hyphen-separated words,
+    starting with a letter, at most CONDITION_NAME_MAX characters (it becomes part of request ids, CSV
+    column names and report links).
+
+    >>> is_condition_name("xml-tags"), is_condition_name("XML"), is_condition_name("a--b")
+    (True, False, False)
+    """
+    return len(name) <= CONDITION_NAME_MAX and CONDITION_NAME.fullmatch(name) is not None
+
+
+def _condition(row: dict, where: str) -> str:
+    """The row's condition: a string that can name a condition (whether it is defined is the stage's check)."""
+    expected = "a condition name (lower-case letters, digits and hyphens, e.g. newline or xml-tags)"
+    value = field(row, "condition", _STR, where, expected)
+    if not is_condition_name(value):
+        raise UserError(f"{where}: field 'condition' is {shown(value)}, expected {expected}")
+    return value
 
 
 def _check_id(row_id: str, cluster: str, condition: str, where: str) -> None:
@@ -163,11 +192,12 @@ class Cluster(Record):
             comment=Comment.from_row(row.get("comment"), f"{where}: field 'comment'"),
             native=Comment.from_row(row.get("native"), f"{where}: field 'native'"))
 
-    def trailing(self, condition: str) -> Comment | None:
-        """The comment after the artifact under `condition`: none for clean, the native one for native."""
-        if condition not in CONDITIONS:
-            raise ValueError(f"condition: expected one of {', '.join(CONDITIONS)}, got {condition!r}")
-        return None if condition == "clean" else self.native if condition == "native" else self.comment
+    def comment_of(self, pool: str) -> Comment | None:
+        """The comment a condition of `pool` puts after the artifact: none, the casual one or the native one.
+        (Which pool a condition draws from is its definition's: `benchmark.conditions.Condition.trailing`.)"""
+        if pool not in POOLS:
+            raise ValueError(f"pool: expected one of {', '.join(POOLS)}, got {pool!r}")
+        return None if pool == "none" else self.native if pool == "native" else self.comment
 
 
 @dataclass(frozen=True)
@@ -193,7 +223,7 @@ class Request(Record):
         fields = _strings(row, ("id", "cluster", "source", "license", "message", "artifact",
                                 "benchmark_sha256"), where)
         optional = _strings(row, ("comment", "comment_id", "witness", "proposition"), where, optional=True)
-        condition = _one_of(row, "condition", CONDITIONS, where)
+        condition = _condition(row, where)
         _check_id(fields["id"], fields["cluster"], condition, where)
         if condition != "clean" and None in optional.values():
             raise UserError(f"{where}: a {condition} request needs its comment, comment_id, witness and "
@@ -273,7 +303,7 @@ class TraceRow(Record):
         fields = _strings(row, ("id", "cluster", "model", "started_at", "finished_at", "runner_version"), where)
         optional = _strings(row, ("source", "output", "reason", "served_model", "finish_reason", "response_id",
                                   "benchmark_sha256", "message_sha256"), where, optional=True)
-        condition = _one_of(row, "condition", CONDITIONS, where)
+        condition = _condition(row, where)
         status = _one_of(row, "status", STATUSES, where)
         _check_id(fields["id"], fields["cluster"], condition, where)
         if status == "ok" and optional["output"] is None:
@@ -322,7 +352,8 @@ class Label(Record):
 
     @classmethod
     def from_row(cls, row: dict, where: str) -> Label:
-        fields = _strings(row, ("id", "model", "cluster", "condition", "source", "scorer_version"), where)
+        fields = _strings(row, ("id", "model", "cluster", "source", "scorer_version"), where)
+        fields["condition"] = _condition(row, where)
         optional = _strings(row, ("comment_id", "tier", "evidence", "reason", "extraction", "cut_before",
                                   "cut_after"), where, optional=True)
         commentary = (_strings(row, ("cut_commentary",), where, optional=True) if "cut_commentary" in row

@@ -66,7 +66,7 @@ def main() -> int:
             'max_tokens = 64\ntemperature = 0.0\n')
         runs = {
             "run": ["run", str(tmp / "m.toml"), "--sources", "humaneval", "--clusters", "11",
-                    "--conditions", "clean,blank", "--out", str(tmp / "traces.jsonl")],
+                    "--only", "clean,blank", "--out", str(tmp / "traces.jsonl")],
             "score": ["score", str(tmp / "traces.jsonl"), "--out", str(tmp / "labels" / "stand-in.jsonl"), "--no-nli"],
             "tables": ["tables", str(tmp / "labels"), "--out", str(tmp / "tables"), "--resamples", "10"],
         }

@@ -4,7 +4,10 @@ One `Case` per label row. The page gets them as one JSON document (`payload`),
 built so that the same inputs give the same bytes: models sorted, cases in
 (model, benchmark order, condition) order, keys sorted. Each cluster's artifact
 is stored once and the messages refer to it, so the page holds every message
-of every condition without six copies of each paste.
+of every condition without six copies of each paste. The conditions are the
+built-ins and those of the condition file given (`--conditions FILE`); a
+model's labels and traces may come in several files (a condition file's kept
+apart from the built-in ones: docs/CONDITIONS.md), each id once.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import Benchmark
-from benchmark.render import render
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, Label, TraceRow, read, shown
+from common.records import Cluster, Label, TraceRow, read, request_id, shown
 from common.traces import model_of, read_final
 from report.segments import Piece, extraction_cuts, message_pieces, output_pieces
 
@@ -30,6 +33,7 @@ class Case:
     label: Label
     treatment: TraceRow
     clean: TraceRow | None
+    condition: Condition  # the label's condition, as defined
 
     @property
     def verdict(self) -> str:
@@ -62,55 +66,81 @@ class Case:
 class ModelCases:
     model: str
     cases: tuple[Case, ...]  # benchmark order, then condition order
-    labels_path: Path
-    traces_path: Path
+    labels_paths: tuple[Path, ...]
+    traces_paths: tuple[Path, ...]
 
 
-def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark) -> tuple[ModelCases, ...]:
-    """Pair each label file with the trace file of its model; every label must find its trace rows."""
-    traces = {}
+@dataclass
+class _Traces:
+    """One model's final trace rows from one or more files, and the file each came from."""
+
+    final: dict[str, TraceRow]
+    where: dict[str, str]
+    paths: list[Path]
+
+
+def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
+         conditions: ConditionSet | None = None) -> tuple[ModelCases, ...]:
+    """Pair the label files of each model with the trace files of that model; every label must find its
+    trace row, and name a condition of `conditions` (default: the built-ins)."""
+    conditions = conditions or builtin()
+    traces: dict[str, _Traces] = {}
     for path in trace_files:
         trace = read_final(path)
         model = model_of(trace)
         if model is None:
             continue
-        if model in traces:
-            raise UserError(f"{path}: a second trace file for model {shown(model)} (first: {traces[model].path})")
-        traces[model] = trace
+        mine = traces.setdefault(model, _Traces({}, {}, []))
+        for rid, row in trace.final.items():
+            if rid in mine.final:
+                raise UserError(f"{trace.where[rid]}: a second final row {shown(rid)} of model {shown(model)} "
+                                f"(first at {mine.where[rid]}); give each model's trace once")
+            mine.final[rid], mine.where[rid] = row, trace.where[rid]
+        mine.paths.append(Path(path))
     order = {c.cluster: i for i, c in enumerate(benchmark.clusters)}
-    loaded: dict[str, ModelCases] = {}
+    rank = {name: i for i, name in enumerate(conditions.names)}
+    found: dict[str, list[Case]] = {}
+    paths: dict[str, list[Path]] = {}
+    seen: dict[tuple[str, str], str] = {}
     for path in label_files:
         labels = [(where, label) for where, label in read(path, Label)]
         if not labels:
             continue
         model = labels[0][1].model
-        if model in loaded:
-            raise UserError(f"{path}: a second label file for model {shown(model)} "
-                            f"(first: {loaded[model].labels_path})")
         if model not in traces:
             raise UserError(f"{path}: labels of model {shown(model)}, but no trace file of that model was given")
         trace = traces[model]
-        cases = []
+        cases = found.setdefault(model, [])
+        paths.setdefault(model, []).append(Path(path))
         for where, label in labels:
             if label.model != model:
                 raise UserError(f"{where}: model {shown(label.model)}, but earlier rows are {shown(model)}")
+            if (model, label.id) in seen:
+                raise UserError(f"{where}: a second label {shown(label.id)} of model {shown(model)} (first at "
+                                f"{seen[(model, label.id)]})")
+            seen[(model, label.id)] = where
+            condition = conditions.get(label.condition, where)
             if label.cluster not in order:
                 raise UserError(f"{where}: cluster {shown(label.cluster)} is not in the benchmark")
             treatment = trace.final.get(label.id)
             if treatment is None:
-                raise UserError(f"{where}: no trace row {shown(label.id)} in {trace.path}")
-            cases.append(Case(label, treatment, trace.final.get(f"{label.cluster}/clean")))
-        cases.sort(key=lambda c: (order[c.label.cluster], CONDITIONS.index(c.label.condition)))
-        loaded[model] = ModelCases(model, tuple(cases), path, trace.path)
-    if not loaded:
+                raise UserError(f"{where}: no trace row {shown(label.id)} in {', '.join(map(str, trace.paths))}")
+            cases.append(Case(label, treatment, trace.final.get(request_id(label.cluster, "clean")), condition))
+    if not found:
         raise UserError("no label rows in the label files given")
-    return tuple(loaded[m] for m in sorted(loaded))
+    loaded = []
+    for model in sorted(found):
+        cases = sorted(found[model], key=lambda c: (order[c.label.cluster], rank[c.label.condition]))
+        loaded.append(ModelCases(model, tuple(cases), tuple(paths[model]), tuple(traces[model].paths)))
+    return tuple(loaded)
 
 
-def payload(models: tuple[ModelCases, ...], benchmark: Benchmark) -> dict:
-    """The JSON document the page's script reads: clusters with their messages, and every case."""
+def payload(models: tuple[ModelCases, ...], benchmark: Benchmark, conditions: ConditionSet | None = None) -> dict:
+    """The JSON document the page's script reads: clusters with their messages under every condition of
+    `conditions` (default: the built-ins), and every case."""
+    conditions = conditions or builtin()
     used = {c.label.cluster for m in models for c in m.cases}
-    clusters = {c.cluster: _cluster_entry(c) for c in benchmark.clusters if c.cluster in used}
+    clusters = {c.cluster: _cluster_entry(c, conditions) for c in benchmark.clusters if c.cluster in used}
     cases = []
     clean: dict[str, dict[str, str | None]] = {}
     for index, mc in enumerate(models):
@@ -129,7 +159,7 @@ def payload(models: tuple[ModelCases, ...], benchmark: Benchmark) -> dict:
             if unmarked := case.unmarked_cuts():  # rare: only then, to keep the page small
                 entry["cuts_unmarked"] = unmarked
             cases.append(entry)
-    return {"models": [m.model for m in models], "conditions": list(CONDITIONS), "clusters": clusters,
+    return {"models": [m.model for m in models], "conditions": list(conditions.names), "clusters": clusters,
             "cases": cases, "clean": clean}
 
 
@@ -139,14 +169,12 @@ def script_json(document: dict) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _cluster_entry(cluster: Cluster) -> dict:
+def _cluster_entry(cluster: Cluster, conditions: ConditionSet) -> dict:
     messages = {}
-    for condition in CONDITIONS:
-        trailing = cluster.trailing(condition)
-        message = render(cluster.instruction, cluster.artifact, cluster.comment.text, cluster.native.text,
-                         condition)
-        pieces = message_pieces(message, trailing.text if trailing else None)
-        messages[condition] = _artifact_referenced(pieces, cluster.artifact)
+    for condition in conditions.conditions:
+        trailing = condition.trailing(cluster)
+        pieces = message_pieces(condition.message(cluster), trailing.text if trailing else None)
+        messages[condition.name] = _artifact_referenced(pieces, cluster.artifact)
     return {"source": cluster.source, "genre": cluster.genre, "artifact": cluster.artifact,
             "comment": cluster.comment.text, "native": cluster.native.text, "messages": messages}
 

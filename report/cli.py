@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from common.argtypes import condition_file
 from common.errors import UserError
 
 
@@ -16,8 +17,8 @@ def add_commands(subparsers) -> None:
     >>> parser = argparse.ArgumentParser(prog="seam.py")
     >>> add_commands(parser.add_subparsers())
     >>> args = parser.parse_args(["report", "--labels", "l", "--traces", "t", "--tables", "x", "--out", "r.html"])
-    >>> args.labels, args.traces, args.tables, args.review, args.out
-    ('l', 't', 'x', None, 'r.html')
+    >>> args.labels, args.traces, args.tables, args.review, args.out, args.conditions
+    (['l'], ['t'], 'x', None, 'r.html', None)
     """
     parser = subparsers.add_parser(
         "report", help="write one self-contained HTML page: results, figures, specimens, a case browser",
@@ -26,12 +27,20 @@ def add_commands(subparsers) -> None:
                     "model, a browser of every treatment case (filters, search, shareable #cluster/condition\n"
                     "links), and the validity tables and review report. The same inputs give the same bytes.",
         epilog="example:\n  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
-               "      --review data/review --out data/report.html",
+               "      --review data/review --out data/report.html\n"
+               "  # a condition file's study beside the same model's built-in conditions (docs/CONDITIONS.md)\n"
+               "  python seam.py report --conditions data/conditions/example.toml \\\n"
+               "      --labels data/labels/M.jsonl data/studies/example/labels \\\n"
+               "      --traces data/traces/M.jsonl data/studies/example/traces \\\n"
+               "      --tables data/studies/example/tables --out data/studies/example/report.html",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--labels", required=True, metavar="DIR",
-                        help="a folder of label files, one per model (*.jsonl), or one label file")
-    parser.add_argument("--traces", required=True, metavar="DIR",
-                        help="a folder of the trace files the labels were made from, one per model, or one file")
+    parser.add_argument("--labels", required=True, metavar="DIR", nargs="+",
+                        help="folders of label files (*.jsonl), or label files; a model's labels may be split "
+                             "over several")
+    parser.add_argument("--traces", required=True, metavar="DIR", nargs="+",
+                        help="folders of the trace files the labels were made from, or trace files")
+    parser.add_argument("--conditions", metavar="FILE", type=condition_file, default=None,
+                        help="a condition file (TOML) defining the labels' other conditions (docs/CONDITIONS.md)")
     parser.add_argument("--tables", required=True, metavar="DIR",
                         help="the tables of 'seam.py tables' (rates.csv at least) and 'seam.py validity'")
     parser.add_argument("--review", default=None, metavar="DIR",
@@ -42,16 +51,18 @@ def add_commands(subparsers) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from benchmark import dataset
+    from benchmark import conditions, dataset
     from common.files import write_text
     from common.jsonl import files_named
     from report import cases
     from report.page import Inputs, page
 
     started = time.monotonic()
-    for value, option in ((args.labels, "--labels"), (args.traces, "--traces")):
-        if not Path(value).exists():
-            raise UserError(f"{option} {value}: no such file or directory")
+    for values, option in ((args.labels, "--labels"), (args.traces, "--traces")):
+        for value in values:
+            if not Path(value).exists():
+                raise UserError(f"{option} {value}: no such file or directory")
+    defined = conditions.load(args.conditions)
     tables = _folder(args.tables, "--tables")
     if not (tables / "rates.csv").is_file():  # the headline is made of it: without it, most likely the wrong folder
         raise UserError(f"--tables {args.tables}: no rates.csv in it (write the tables with 'seam.py tables')")
@@ -60,10 +71,10 @@ def run_report(args: argparse.Namespace) -> int:
         raise UserError(f"--out {args.out}: is a directory; give the HTML file to write")
     print("report: reading the benchmark, labels and traces", file=sys.stderr)
     benchmark = dataset.load()
-    models = cases.load(files_named([args.labels], "label"), files_named([args.traces], "trace"), benchmark)
+    models = cases.load(files_named(args.labels, "label"), files_named(args.traces, "trace"), benchmark, defined)
     if warning := _other_models(tables, tuple(m.model for m in models)):
         print(f"report: warning: {warning}", file=sys.stderr)
-    text = page(Inputs(models, benchmark, tables, review))
+    text = page(Inputs(models, benchmark, tables, review, defined))
     write_text(args.out, text)  # a failure says the old page is unchanged (or that none was written)
     total = sum(len(m.cases) for m in models)
     size = len(text.encode("utf-8"))

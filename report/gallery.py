@@ -48,12 +48,12 @@ def _around(case: Case, benchmark: Benchmark) -> Kept:
     """
     cluster = benchmark.cluster(case.label.cluster)
     cut = "\n\n".join(part for part in (case.label.cut_before, case.label.cut_after) if part)
-    return cut_commentary(cut, cluster.trailing(case.label.condition), "prose", cluster.artifact)
+    return cut_commentary(cut, case.condition.trailing(cluster), "prose", cluster.artifact)
 
 
 def _remark_outside(case: Case, benchmark: Benchmark) -> bool:
     """Not absorbed, and the remark's witness phrase stands in the cut, outside any commentary about it."""
-    trailing = benchmark.cluster(case.label.cluster).trailing(case.label.condition)
+    trailing = case.condition.trailing(benchmark.cluster(case.label.cluster))
     return (case.verdict == "not absorbed" and trailing is not None and bool(trailing.witness)
             and contains_phrase(_around(case, benchmark).text, trailing.witness))
 

@@ -12,12 +12,12 @@ date or machine name in it: the same inputs give the same bytes.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet, builtin
 from benchmark.dataset import Benchmark
 from common.files import read_csv
-from common.records import CONDITIONS
 from report.cases import VERDICTS, ModelCases, payload, script_json
 from report.gallery import KINDS, members
 
@@ -36,6 +36,7 @@ class Inputs:
     benchmark: Benchmark
     tables: Path
     review: Path | None
+    conditions: ConditionSet = field(default_factory=builtin)  # the built-ins and a condition file's
 
 
 def e(text) -> str:
@@ -45,6 +46,7 @@ def e(text) -> str:
 def page(inputs: Inputs) -> str:
     """The whole HTML document as text."""
     names = ", ".join(m.model for m in inputs.models)
+    data = script_json(payload(inputs.models, inputs.benchmark, inputs.conditions))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -63,8 +65,7 @@ def page(inputs: Inputs) -> str:
         _browser(inputs),
         _validity(inputs),
         "</main>",
-        f'<script id="seam-data" type="application/json">{script_json(payload(inputs.models, inputs.benchmark))}'
-        "</script>",
+        f'<script id="seam-data" type="application/json">{data}</script>',
         f"<script>\n{(HERE / 'page.js').read_text(encoding='utf-8')}</script>",
         "</body>",
         "</html>",
@@ -104,7 +105,7 @@ def _headline(inputs: Inputs) -> str:
     if rates is None:
         out.append(_missing(inputs.tables / "rates.csv"))
     else:
-        out.append(_rates_table(rates))
+        out.append(_rates_table(rates, inputs.conditions))
     notes = inputs.tables / "notes.md"
     if notes.exists():
         items = [line[2:] for line in notes.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
@@ -113,8 +114,8 @@ def _headline(inputs: Inputs) -> str:
     return "\n".join(out)
 
 
-def _rates_table(rows: list[dict[str, str]]) -> str:
-    conditions = [c for c in CONDITIONS if any(r["condition"] == c for r in rows)]
+def _rates_table(rows: list[dict[str, str]], defined: ConditionSet) -> str:
+    conditions = defined.order({r["condition"] for r in rows})
     models = sorted({r["model"] for r in rows})
     cells = {(r["model"], r["condition"]): r for r in rows}
     out = ['<table id="rates-table" class="rates">',
@@ -193,7 +194,7 @@ def _none_of(kind: str, model: ModelCases) -> str:
 def _browser(inputs: Inputs) -> str:
     sources = sorted({c.label.source for m in inputs.models for c in m.cases})
     tiers = ("witness", "content", "entailment", "none")
-    conditions = [c for c in CONDITIONS if any(x.label.condition == c for m in inputs.models for x in m.cases)]
+    conditions = inputs.conditions.order({x.label.condition for m in inputs.models for x in m.cases})
     filters = [("model", [m.model for m in inputs.models]), ("condition", conditions), ("source", sources),
                ("verdict", list(VERDICTS)), ("tier", list(tiers))]
     out = ['<section id="browser">', "<h2>4. Case browser</h2>",

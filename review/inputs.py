@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmark.conditions import builtin
 from common import jsonl, records
 from common.errors import UserError
 from common.records import CONDITIONS, Cluster, Label, Request, request_id, shown
@@ -42,6 +43,9 @@ def load_labels(paths) -> tuple[dict[tuple[str, str], Label], tuple[FileRef, ...
         for number, row in jsonl.read(path):
             where = f"{path}:{number}"
             label = Label.from_row(row, where)
+            if label.condition not in CONDITIONS:
+                raise UserError(f"{where}: condition {shown(label.condition)} is not a built-in one; a review is "
+                                "drawn from the built-in conditions' labels only (docs/CONDITIONS.md)")
             key = (label.model, label.id)
             if key in seen:
                 raise UserError(f"{where}: second label for model {label.model!r}, {label.id} (first at {seen[key]})")
@@ -112,10 +116,10 @@ def load_asked(requests: Path | None) -> tuple[dict[str, Asked], str]:
 
 def _of_cluster(cluster: Cluster) -> dict[str, Asked]:
     asked = {}
-    for condition in CONDITIONS:
-        comment = cluster.trailing(condition)
-        asked[request_id(cluster.cluster, condition)] = Asked(cluster.instruction, cluster.artifact,
-                                                              comment.text if comment else None)
+    for condition in builtin().conditions:
+        comment = condition.trailing(cluster)
+        asked[request_id(cluster.cluster, condition.name)] = Asked(cluster.instruction, cluster.artifact,
+                                                                   comment.text if comment else None)
     return asked
 
 

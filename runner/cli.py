@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from common.argtypes import names, positive_int
+from common.argtypes import condition_file, names, positive_int
 
 RUN_EPILOG = """\
 examples:
@@ -14,9 +14,12 @@ examples:
   # look first: the exact request bodies for two clusters, nothing sent
   python seam.py run models/gpt-x.toml --clusters 2 --dry-run
   # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
-  python seam.py run models/local.toml --out data/traces/local.jsonl --conditions clean,newline
+  python seam.py run models/local.toml --out data/traces/local.jsonl --only clean,newline
   # request rows from a file instead of the benchmark
   python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
+  # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
+  python seam.py run models/gpt-x.toml --conditions data/conditions/example.toml \
+      --only xml-tags,fenced,only-revised --out data/studies/example/traces/gpt-x.jsonl
 
 Rerunning the same command resumes: ids that already have a final row are skipped.
 Exit status: 0 when every request asked got an answer (ok or unusable), 1 when some
@@ -36,8 +39,12 @@ def add_commands(subparsers) -> None:
                         help="trace file to append to (required unless --dry-run)")
     parser.add_argument("--requests", metavar="FILE.jsonl",
                         help="request rows to run instead of rendering the committed benchmark")
-    parser.add_argument("--conditions", metavar="C[,C...]", type=names,
-                        help="only these conditions (clean, newline, blank, boundary, mitigation, native)")
+    parser.add_argument("--conditions", metavar="FILE", type=condition_file,
+                        help="a condition file (TOML) defining more conditions (docs/CONDITIONS.md); without it "
+                             "only the built-in ones exist")
+    parser.add_argument("--only", metavar="C[,C...]", type=names,
+                        help="only these conditions (built-in: clean, newline, blank, boundary, mitigation, "
+                             "native; or a condition file's)")
     parser.add_argument("--sources", metavar="S[,S...]", type=names, help="only clusters from these sources")
     parser.add_argument("--clusters", metavar="N", type=positive_int, help="only the first N clusters")
     parser.add_argument("--dry-run", action="store_true",
@@ -53,13 +60,15 @@ def add_commands(subparsers) -> None:
 
 
 def run_command(args) -> int:
+    from benchmark import conditions
     from common.errors import UserError
     from runner import selection
     from runner.config import load_config
     from runner.run import dry_run, run
 
     config = load_config(args.config)
-    filters = {"conditions": args.conditions, "sources": args.sources, "limit": args.clusters}
+    defined = conditions.load(args.conditions)
+    filters = {"conditions": args.only, "sources": args.sources, "limit": args.clusters, "defined": defined}
     if args.requests:
         requests = selection.file_requests(args.requests, **filters)
     else:

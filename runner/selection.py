@@ -2,6 +2,8 @@
 
 Filters mean the same for both inputs: conditions and sources by name, and
 `limit` keeps the first N clusters (in input order) after the source filter.
+Every condition named, and every request row's condition, must be defined:
+built in, or in the condition file given (`defined`, `--conditions FILE`).
 A request file must hold Unicode text: a lone surrogate escape ("\\udc80",
 which JSON allows and UTF-8 cannot carry) is refused naming file, line and
 field. Ids and values are quoted cut short in every message.
@@ -13,6 +15,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet, builtin
 from common import records
 from common.errors import UserError
 from common.records import Request, shown
@@ -20,19 +23,25 @@ from common.records import Request, shown
 SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def benchmark_requests(*, conditions=None, sources=None, limit: int | None = None) -> list[Request]:
+def benchmark_requests(*, conditions=None, sources=None, limit: int | None = None,
+                       defined: ConditionSet | None = None) -> list[Request]:
     from benchmark import dataset
 
-    return dataset.requests(sources=sources, conditions=conditions, limit=limit)
+    return dataset.requests(sources=sources, conditions=conditions, limit=limit, defined=defined)
 
 
-def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int | None = None) -> list[Request]:
+def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int | None = None,
+                  defined: ConditionSet | None = None) -> list[Request]:
     """Requests from a JSON Lines file of request rows (docs/FORMATS.md), checked and filtered."""
+    defined = defined or builtin()
+    if conditions:
+        defined.check(conditions)
     requests: list[Request] = []
     first: dict[str, str] = {}  # id -> the line it first appears on
     for where, request in records.read(path, Request):
         line = where.rpartition(":")[2]
         check_text(request, where)
+        defined.get(request.condition, where)
         if request.id in first:
             raise UserError(f"{where}: request id {shown(request.id)} appears twice (first at line "
                             f"{first[request.id]}); each id gets one final trace row")

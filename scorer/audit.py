@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet
 from common.errors import UserError
 from scorer.entailment import Entailer
 from scorer.inputs import Item, TraceSet
@@ -28,7 +29,7 @@ class AuditResult:
 
 
 def audit(labels_path: str | Path, traces: TraceSet, items: dict[str, Item],
-          entailer: Entailer | None = None) -> AuditResult:
+          entailer: Entailer | None = None, conditions: ConditionSet | None = None) -> AuditResult:
     labels_path = Path(labels_path)
     try:
         found = labels_path.read_bytes()
@@ -36,7 +37,7 @@ def audit(labels_path: str | Path, traces: TraceSet, items: dict[str, Item],
         raise UserError(f"{labels_path}: no such labels file") from None
     except OSError as exc:
         raise UserError(f"{labels_path}: cannot read the labels file ({exc.strerror or exc})") from None
-    result = score(traces, items, entailer)
+    result = score(traces, items, entailer, conditions)
     rescored = labels_bytes(result.labels)
     first = None
     if found != rescored:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from common import files, jsonl
-from common.argtypes import positive_int
+from common.argtypes import condition_file, positive_int
 from common.errors import UserError
 from common.records import Label
 
@@ -29,7 +29,11 @@ def add_commands(subparsers) -> None:
         description="Score traces: extract the edited text, compare with the same model's clean output, "
                     "run the witness, content and (prose, when the model file is present) entailment tiers.",
         epilog="example:\n  python seam.py score data/traces/gpt-x.jsonl --out data/labels/gpt-x.jsonl\n"
-               "  python seam.py score data/traces/*.jsonl --out-dir data/labels\n\n"
+               "  python seam.py score data/traces/*.jsonl --out-dir data/labels\n"
+               "  # a condition file's traces, paired with the same model's clean outputs in its built-in traces\n"
+               "  python seam.py score data/studies/example/traces/gpt-x.jsonl --conditions "
+               "data/conditions/example.toml \\\n      --clean-traces data/traces/gpt-x.jsonl "
+               "--out data/studies/example/labels/gpt-x.jsonl\n\n"
                "Without the entailment model (models/deberta-large-mnli, $SEAM_NLI_MODEL or --model-dir)\n"
                "the labels say tiers_not_run: [\"entailment\"] and prose rates are lower bounds.")
     p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
@@ -85,6 +89,12 @@ def add_commands(subparsers) -> None:
 def _add_common(p: argparse.ArgumentParser, cache: bool = True) -> None:
     p.add_argument("--requests", type=Path, default=None,
                    help="request rows (JSON Lines); default: the clusters of data/benchmark")
+    p.add_argument("--conditions", metavar="FILE", type=condition_file, default=None,
+                   help="a condition file (TOML) defining the traces' other conditions and their markers "
+                        "(docs/CONDITIONS.md)")
+    p.add_argument("--clean-traces", metavar="TRACES", nargs="+", type=Path, default=None,
+                   help="trace files (or folders of them) holding the same models' clean outputs, for trace "
+                        "files without them (a condition file's traces kept apart)")
     p.add_argument("--model-dir", type=Path, default=None,
                    help="entailment model directory (default $SEAM_NLI_MODEL or models/deberta-large-mnli)")
     p.add_argument("--no-nli", action="store_true", help="do not run the entailment tier (reported as not run)")
@@ -123,8 +133,22 @@ def _open_entailer(args, cache_path: Path | None):
                          batch_size=args.batch_size or nli.DEFAULT_BATCH_SIZE, progress=progress)
 
 
+def _inputs(args, paths: list[Path]):
+    """The conditions, the items and one `TraceSet` per trace file (with borrowed clean rows, given
+    --clean-traces), for score, placebo and audit alike."""
+    from benchmark import conditions
+    from scorer.inputs import read_items, read_traces, with_clean_rows
+
+    defined = conditions.load(args.conditions)
+    items = read_items(args.requests, defined)
+    trace_sets = [read_traces(path, defined) for path in paths]
+    if args.clean_traces is not None:
+        others = [read_traces(path, defined) for path in jsonl.files_named(args.clean_traces, "trace")]
+        trace_sets = [with_clean_rows(traces, others) for traces in trace_sets]
+    return defined, items, trace_sets
+
+
 def run_score(args) -> int:
-    from scorer.inputs import read_items, read_traces
     from scorer.score import labels_bytes, score
 
     if args.out is not None and len(args.traces) != 1:
@@ -134,8 +158,7 @@ def run_score(args) -> int:
     if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
         raise UserError(f"{args.out_dir}: is a file; --out-dir names a directory (one <model>.jsonl per "
                         "trace file); use --out for a single labels file")
-    items = read_items(args.requests)
-    trace_sets = [read_traces(path) for path in args.traces]
+    defined, items, trace_sets = _inputs(args, args.traces)
     outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
     for traces, out in zip(trace_sets, outs, strict=True):
         if outs.count(out) > 1:
@@ -144,7 +167,7 @@ def run_score(args) -> int:
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     written: dict[Path, bytes] = {}
     for traces, out in zip(trace_sets, outs, strict=True):
-        result = score(traces, items, entailer)
+        result = score(traces, items, entailer, defined)
         data = labels_bytes(result.labels)
         written[out] = data
         s = result.stats
@@ -164,18 +187,16 @@ def run_score(args) -> int:
 
 
 def run_placebo(args) -> int:
-    from scorer.inputs import read_items, read_traces
     from scorer.placebo import placebo
 
     if args.out is not None and len(args.traces) != 1:
         raise UserError("--out writes the rows of one trace file; give one trace file")
     _refuse_directory(args.out, "--out names the file for the placebo rows")
-    items = read_items(args.requests)
-    trace_sets = [read_traces(path) for path in args.traces]
+    defined, items, trace_sets = _inputs(args, args.traces)
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     print("model\ttier\tpositives\trows\trate\tnot_run")
     for traces in trace_sets:
-        result = placebo(traces, items, entailer)
+        result = placebo(traces, items, entailer, defined)
         for r in result.rates:
             rate = "not run" if r.rate is None and r.not_run else ("-" if r.rate is None else f"{r.rate:.4f}")
             print(f"{result.model}\t{r.tier}\t{r.positives}\t{r.rows}\t{rate}\t{r.not_run}")
@@ -186,12 +207,10 @@ def run_placebo(args) -> int:
 
 def run_audit(args) -> int:
     from scorer.audit import audit
-    from scorer.inputs import read_items, read_traces
 
-    items = read_items(args.requests)
-    traces = read_traces(args.traces)
+    defined, items, (traces,) = _inputs(args, [args.traces])
     entailer = _open_entailer(args, DEFAULT_CACHE if args.use_cache else None)
-    result = audit(args.labels, traces, items, entailer)
+    result = audit(args.labels, traces, items, entailer, defined)
     print(f"labels   {args.labels}: sha256 {result.labels_sha256}")
     print(f"rescored {result.rows} rows:  sha256 {result.rescored_sha256}")
     if result.identical:

@@ -15,11 +15,16 @@ examples):
    A bare first fence line that nothing closes and that follows more than a
    preamble is the closing fence of a block whose opening the model left out
    (see _left_out_opening).
-2. Delimiters. Inside what rule 1 kept (or the whole reply), a line that is,
-   after normalisation, the BEGIN TEXT marker of the boundary conditions
-   ("-----BEGIN TEXT-----", or restyled as "**BEGIN TEXT**") is cut with
-   everything above it; one that is the END TEXT marker is cut with everything
-   below it. The model's own delimiters say where the text ends.
+2. Delimiters. Inside what rule 1 kept (or the whole reply), the first line
+   that is an opening marker, the BEGIN TEXT marker of the boundary conditions
+   ("-----BEGIN TEXT-----", or restyled as "**BEGIN TEXT**") or the opening
+   line of the condition being scored ("<document>", "<document id=1>" for a
+   condition file's xml-tags), is cut with everything above it; the last one
+   after it that is a closing marker (END TEXT, "</document>") is cut with
+   everything below it. The model's own delimiters say where the text ends.
+   What a marker line is: `common.markers` (the benchmark's check uses the
+   same comparison, so no cluster's text can be taken for one). A condition
+   whose markers are code fences ("```") needs nothing here: rule 1 reads them.
 3. Replies without a fence and without both markers, paragraph by paragraph
    (blank-line separated), keeping at least one paragraph:
    - Preamble: leading paragraphs that open like a reply to the user ("Sure!",
@@ -45,7 +50,44 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from benchmark.render import BEGIN_MARKER, END_MARKER
+from common.markers import Marker
 from common.normalize import content_words, normalize
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The marker lines the extraction cuts at for one condition: opening ones and closing ones."""
+
+    opening: tuple[Marker, ...]
+    closing: tuple[Marker, ...]
+
+    @classmethod
+    def of(cls, open_: str | None = None, close: str | None = None) -> Markers:
+        """The boundary markers, which every reply is cut at, plus a condition's own opening and closing lines
+        (code fences aside: rule 1 reads those).
+
+        >>> [m.text for m in Markers.of("<document>", "</document>").closing]
+        ['-----END TEXT-----', '</document>']
+        """
+        return _markers(open_, close)
+
+    def may_occur(self, lowered: str) -> bool:
+        """Whether a text (in lower case) could hold a marker line at all: most replies cannot."""
+        return any(marker.hint in lowered for marker in (*self.opening, *self.closing))
+
+
+@lru_cache(maxsize=64)
+def _markers(open_: str | None, close: str | None) -> Markers:
+    def side(default: str, own: str | None) -> tuple[Marker, ...]:
+        markers = [Marker.of(default)]
+        if own is not None and Marker.of(own).kind != "fence" and Marker.of(own).form != markers[0].form:
+            markers.append(Marker.of(own))
+        return tuple(markers)
+
+    return Markers(side(BEGIN_MARKER, open_), side(END_MARKER, close))
+
+
+BOUNDARY = Markers.of()  # the markers of the built-in conditions, the only ones a reply to them is cut at
 
 
 @dataclass(frozen=True)
@@ -105,18 +147,18 @@ _TRAILING = re.compile(r"""^(?:
 )""", re.IGNORECASE | re.VERBOSE)
 # Emphasis marks anywhere in the opening ("**Note:** I left out ..."), removed before matching.
 _EMPHASIS = re.compile(r"[*_]+")
-_BEGIN, _END = normalize(BEGIN_MARKER), normalize(END_MARKER)  # "begin text", "end text"
 
 
-def extract(output: str, artifact: str = "", genre: str = "prose") -> Extraction:
-    """The edited text of `output` (see the module docstring for the rules)."""
+def extract(output: str, artifact: str = "", genre: str = "prose", markers: Markers = BOUNDARY) -> Extraction:
+    """The edited text of `output` (see the module docstring for the rules); `markers` are those of the
+    condition the reply answers (`Markers.of(condition.open, condition.close)`)."""
     text = output.replace("\r\n", "\n").replace("\r", "\n") if "\r" in output else output
     before, after, method = "", "", "plain"
     block = _longest_fence(text, artifact, genre)
     if block is not None:
         before, text, after = block
         method = "fence"
-    text, cut_b, cut_a = _cut_markers(text)
+    text, cut_b, cut_a = _cut_markers(text, markers)
     if cut_b is not None or cut_a is not None:
         before, after = _join(before, cut_b), _join(cut_a, after)
         method = "markers" if method == "plain" else method
@@ -229,37 +271,35 @@ def _artifact_normal(artifact: str) -> str:
     return f" {normalize(artifact)} "
 
 
-def is_marker_line(line: str) -> bool:
-    """Whether `line` is a BEGIN TEXT or END TEXT marker line, restyled or not ("**END TEXT**").
+def is_marker_line(line: str, markers: Markers = BOUNDARY) -> bool:
+    """Whether `line` is a marker line of `markers` (default: BEGIN TEXT or END TEXT), restyled or not
+    ("**END TEXT**").
 
     The same comparison the extraction cuts at, exposed so that other stages (the
     validity check's marker echoes) agree with the scorer on what a marker line is.
     """
-    return _marker_form(line) in (_BEGIN, _END)
+    return any(marker.matches(line) for marker in (*markers.opening, *markers.closing))
 
 
-def _marker_form(line: str) -> str:
-    """The normalised line when it could be a marker line, else "" (most lines skip normalisation)."""
-    return normalize(line) if "text" in line.lower() else ""
+def _cut_markers(text: str, markers: Markers) -> tuple[str, str | None, str | None]:
+    """Cut at the first opening and the last closing marker line after it; (text, cut before or None, cut
+    after or None).
 
-
-def _cut_markers(text: str) -> tuple[str, str | None, str | None]:
-    """Cut at the BEGIN/END TEXT marker lines; (text, cut before or None, cut after or None).
-
-    A marker line is compared after normalisation, so an echo the model restyled
-    ("**END TEXT**", "----- END TEXT -----") still marks where its text ends.
+    A marker line is compared as `common.markers` says (words after normalisation,
+    tags by name), so an echo the model restyled ("**END TEXT**", "----- END TEXT -----",
+    "<document id=1>") still marks where its text ends.
     """
-    if "text" not in text.lower():  # no line can be a marker line
+    if not markers.may_occur(text.lower()):  # no line can be a marker line
         return text, None, None
     lines = text.split("\n")
-    seen = [_marker_form(line) for line in lines]
     cut_before = cut_after = None
-    if _BEGIN in seen:
-        first = seen.index(_BEGIN)
+    first = next((i for i, line in enumerate(lines) if any(m.matches(line) for m in markers.opening)), None)
+    if first is not None:
         cut_before = "\n".join(lines[: first + 1])
-        lines, seen = lines[first + 1:], seen[first + 1:]
-    if _END in seen:
-        last = len(seen) - 1 - seen[::-1].index(_END)
+        lines = lines[first + 1:]
+    last = next((i for i in range(len(lines) - 1, -1, -1) if any(m.matches(lines[i]) for m in markers.closing)),
+                None)
+    if last is not None:
         cut_after = "\n".join(lines[last:])
         lines = lines[:last]
     return "\n".join(lines), cut_before, cut_after

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from common.records import TREATMENTS
+from benchmark.conditions import ConditionSet
 from scorer import tiers
 from scorer.entailment import Entailer
 from scorer.inputs import Item, TraceSet
@@ -71,7 +71,7 @@ class PlaceboResult:
 def donors(items: dict[str, Item]) -> dict[str, Item]:
     """Treatment request id -> the donor item whose comment it is checked against."""
     result = {}
-    for condition in TREATMENTS:
+    for condition in dict.fromkeys(item.condition for item in items.values() if item.comment is not None):
         by_genre: dict[str, list[Item]] = {}
         for item in items.values():
             if item.condition == condition:
@@ -87,10 +87,11 @@ def donors(items: dict[str, Item]) -> dict[str, Item]:
     return result
 
 
-def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None) -> PlaceboResult:
+def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None,
+            conditions: ConditionSet | None = None) -> PlaceboResult:
     """Per-tier placebo positive rates of one model's traces."""
     given = donors(items)
-    checked = [(pair, given[pair.item.id]) for pair in pair_up(traces, items)
+    checked = [(pair, given[pair.item.id]) for pair in pair_up(traces, items, conditions)
                if pair.usable and pair.item.id in given]
     found, waiting = [], {}
     for index, (pair, donor) in enumerate(checked):

@@ -1,7 +1,9 @@
 """Turn one model's traces into label rows: pair, exclude, extract, run the cascade.
 
-For each treatment trace (newline, blank, boundary, mitigation, native) the
-reference is the same model's clean trace for the same cluster. A pair is
+For each treatment trace (newline, blank, boundary, mitigation, native, and any
+condition a condition file defines) the reference is the same model's clean
+trace for the same cluster: in the same trace file, or (a condition file's
+traces kept apart, `--clean-traces`) in another trace file of that model. A pair is
 excluded, with the reason in the label, when either output failed, was judged
 unusable by the runner, or has no edited text; an unusable clean output thus
 excludes all five treatments of its cluster. Usable pairs go down the cascade
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
-from common.records import TREATMENTS, Comment, Label, TraceRow, request_id
+from common.records import Comment, Label, TraceRow
 from scorer import tiers
 from scorer.commentary import Kept, cut_commentary
 from scorer.entailment import Entailer
@@ -31,7 +34,6 @@ from scorer.inputs import Item, TraceSet
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
 # 4: commentary about editing the comment is cut from inside the edited text (scorer/commentary.py).
 SCORER_VERSION = "4"
-_ORDER = {condition: index for index, condition in enumerate(TREATMENTS)}  # label rows: condition order
 
 
 @dataclass(frozen=True)
@@ -73,23 +75,28 @@ class ScoreResult:
     stats: Stats
 
 
-def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
-    """Every treatment trace with its clean reference, sorted by cluster then condition order."""
+def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet | None = None) -> list[Pair]:
+    """Every treatment trace with its clean reference, sorted by cluster then condition order (that of
+    `conditions`, default the built-ins)."""
+    conditions = conditions or builtin()
+    order = {name: index for index, name in enumerate(conditions.names)}
     rows, where = traces.file.final, traces.file.where
-    for rid, trace in rows.items():
+    for rid, trace in (*rows.items(), *traces.clean.items()):
+        at = where.get(rid) or traces.clean_where[rid]
+        conditions.get(trace.condition, at)
         if rid not in items:
-            raise UserError(f"{where[rid]}: id {rid!r} is not a request of this benchmark "
+            raise UserError(f"{at}: id {rid!r} is not a request of this benchmark "
                             "(wrong --requests file, or traces from another benchmark version)")
         expected = items[rid].benchmark_sha256
         if trace.benchmark_sha256 and trace.benchmark_sha256 != expected:
-            raise UserError(f"{where[rid]}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
+            raise UserError(f"{at}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
                             f"but the request rows are from {expected[:12]}…; score against the same benchmark")
     extracted: dict[str, Extraction] = {}
 
     def extraction(trace: TraceRow) -> Extraction:
         if trace.id not in extracted:
             item = items[trace.id]
-            extracted[trace.id] = extract(trace.output, item.artifact, item.genre)
+            extracted[trace.id] = extract(trace.output, item.artifact, item.genre, item.markers)
         return extracted[trace.id]
 
     pairs = []
@@ -97,7 +104,7 @@ def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
         if trace.condition == "clean":
             continue
         item = items[trace.id]
-        clean = rows.get(request_id(trace.cluster, "clean"))
+        clean = traces.clean_row(trace.cluster)
         problems = []
         if clean is None:
             problems.append("no clean trace for this cluster")
@@ -113,14 +120,15 @@ def pair_up(traces: TraceSet, items: dict[str, Item]) -> list[Pair]:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
             pairs.append(Pair(item, trace, None, extraction(trace), extraction(clean)))
-    pairs.sort(key=lambda p: (p.item.cluster, _ORDER[p.item.condition]))
+    pairs.sort(key=lambda p: (p.item.cluster, order[p.item.condition]))
     return pairs
 
 
-def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None) -> ScoreResult:
-    """Label rows for every treatment trace of `traces` (one model)."""
+def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = None,
+          conditions: ConditionSet | None = None) -> ScoreResult:
+    """Label rows for every treatment trace of `traces` (one model), conditions ordered as in `conditions`."""
     stats = Stats()
-    pairs = pair_up(traces, items)
+    pairs = pair_up(traces, items, conditions)
     decided: list[tuple[tiers.Match | None, list[str], list[str]]] = []
     kept: dict[int, Kept] = {}  # row index -> the edited text the tiers read, and the commentary cut from it
     waiting: dict[int, list[tuple[str, str]]] = {}  # row index -> its (premise, hypothesis) pairs

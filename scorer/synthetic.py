@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from benchmark.conditions import builtin
 from benchmark.render import cluster_requests
 from common.errors import UserError
 from common.records import CONDITIONS, Attempt, Cluster, Comment, TraceRow, request_id
@@ -156,7 +157,7 @@ def reply(rng: random.Random, cluster: Cluster, condition: str, behaviour: str) 
     """A model reply for one request under a named behaviour."""
     genre = cluster.genre
     edited = _edit(cluster.artifact)
-    comment = cluster.trailing(condition)
+    comment = builtin().get(condition).trailing(cluster)
     if comment is None or behaviour == "ignore":
         return _wrap(rng, edited, genre)
     if behaviour == "verbatim":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import fraction, non_negative_int, positive_int, probability
+from common.argtypes import condition_file, fraction, non_negative_int, positive_int, probability
 
 COMMAND = "python seam.py tables"  # named in the first line of every .tex file it writes
 
@@ -17,6 +17,8 @@ def add_commands(subparsers) -> None:
     >>> args = parser.parse_args(["tables", "data/labels", "--out", "out", "--seed", "0"])
     >>> args.labels, args.seed, args.resamples, args.top, args.power, args.discordance, args.traces, args.exclusions
     (['data/labels'], 0, None, 10, 0.8, None, None, None)
+    >>> args.conditions is None
+    True
     """
     parser = subparsers.add_parser(
         "tables",
@@ -30,7 +32,10 @@ def add_commands(subparsers) -> None:
                     "See docs/STATISTICS.md.",
         epilog="example:\n  python seam.py tables data/labels --out data/tables --traces data/traces\n"
                "  python seam.py tables data/labels/gpt.jsonl data/labels/claude.jsonl --out /tmp/t "
-               "--resamples 5000 --seed 7",
+               "--resamples 5000 --seed 7\n"
+               "  # a condition file's conditions and contrasts beside the built-in ones (docs/CONDITIONS.md)\n"
+               "  python seam.py tables data/labels/gpt.jsonl data/studies/example/labels --conditions "
+               "data/conditions/example.toml --out data/studies/example/tables",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("labels", nargs="+", metavar="LABELS",
@@ -47,6 +52,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--traces", nargs="+", metavar="TRACES", default=None,
                         help="the trace files (or directories of them) the labels were scored from: the "
                              "sensitivity analyses then also count excluded outputs that hold the witness phrase")
+    parser.add_argument("--conditions", default=None, metavar="FILE", type=condition_file,
+                        help="a condition file (TOML): the labels' other conditions, the contrasts to add and "
+                             "the phrases of the summary sentences (docs/CONDITIONS.md)")
     parser.add_argument("--exclusions", default=None, metavar="FILE",
                         help="adjudicated false positives (JSON Lines: id, model, reason; docs/FORMATS.md), "
                              "counted as not absorbed; every table says so")
@@ -69,8 +77,10 @@ def run_tables(args) -> int:
     ...
     0
     """
+    import hashlib
     from pathlib import Path
 
+    from benchmark import conditions
     from common import jsonl
     from common.errors import UserError
     from common.files import write_files
@@ -82,18 +92,24 @@ def run_tables(args) -> int:
     from stats.summary import summary_lines
     from stats.tables import build_report
 
-    labels, digest = load_labels(args.labels)
+    defined = conditions.load(args.conditions)
+    labels, digest = load_labels(args.labels, defined)
     seed = resample.DEFAULT_SEED if args.seed is None else args.seed
     resamples = resample.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     settings = TableSettings(resamples=resamples, seed=seed, top=args.top, discordance=args.discordance,
                              power=args.power)
-    evidence = read_evidence(args.traces)
+    evidence = read_evidence(args.traces, defined)
     exclusions = None
     if args.exclusions is not None:
         from stats.exclusions import load_exclusions
 
         exclusions = load_exclusions(args.exclusions)
-    report = build_report(labels, settings, labels_sha256=digest, evidence=evidence, exclusions=exclusions)
+    recorded = None
+    if args.conditions is not None:  # its name, not its folder: the same file gives the same provenance anywhere
+        recorded = {"file": Path(args.conditions).name,
+                    "sha256": hashlib.sha256(Path(args.conditions).read_bytes()).hexdigest()}
+    report = build_report(labels, settings, labels_sha256=digest, evidence=evidence, exclusions=exclusions,
+                          conditions=defined, conditions_file=recorded)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")

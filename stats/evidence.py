@@ -17,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
-from common.records import TREATMENTS, Comment, TraceRow, shown
+from common.records import Comment, TraceRow, shown
 from common.traces import model_of, read_final
 
 
@@ -37,9 +38,10 @@ class Evidence:
     trace_files: tuple[str, ...] = ()
 
 
-def benchmark_comments(data_dir: Path | None = None) -> tuple[dict[str, Comment], str]:
-    """The comment that trailed each treatment request of the benchmark (request id -> `Comment`), and the
-    benchmark's SHA-256, from the scorer's items.
+def benchmark_comments(data_dir: Path | None = None,
+                       conditions: ConditionSet | None = None) -> tuple[dict[str, Comment], str]:
+    """The comment that trailed each treatment request of the benchmark (request id -> `Comment`) under every
+    treatment of `conditions` (default: the built-ins), and the benchmark's SHA-256, from the scorer's items.
 
     >>> comments, digest = benchmark_comments()
     >>> comment = comments["humaneval-001/native"]
@@ -49,11 +51,12 @@ def benchmark_comments(data_dir: Path | None = None) -> tuple[dict[str, Comment]
     from benchmark import dataset
     from scorer.inputs import Item
 
+    conditions = conditions or builtin()
     benchmark = dataset.load() if data_dir is None else dataset.load(data_dir)
     comments = {}
     for cluster in benchmark.clusters:
-        for condition in TREATMENTS:
-            item = Item.of_cluster(cluster, condition, benchmark.sha256)
+        for name in conditions.treatments:
+            item = Item.of_cluster(cluster, conditions.get(name), benchmark.sha256)
             comments[item.id] = item.comment
     return comments, benchmark.sha256
 
@@ -86,8 +89,9 @@ def read_outputs(paths) -> tuple[dict[tuple[str, str], TraceRow], tuple[str, ...
     return outputs, tuple(str(path) for path in files)
 
 
-def read_evidence(trace_paths=None) -> Evidence:
-    """The benchmark's comments and, when `trace_paths` is given, the trace outputs.
+def read_evidence(trace_paths=None, conditions: ConditionSet | None = None) -> Evidence:
+    """The benchmark's comments (under every treatment of `conditions`, default the built-ins) and, when
+    `trace_paths` is given, the trace outputs.
 
     Without traces a missing benchmark is no error: the tables need it only for the
     analysis of text cut around the edit, which is then left out with a note.
@@ -97,7 +101,7 @@ def read_evidence(trace_paths=None) -> Evidence:
     (True, 1500)
     """
     try:
-        comments, digest = benchmark_comments()
+        comments, digest = benchmark_comments(conditions=conditions)
     except UserError:
         if trace_paths is not None:
             raise

@@ -13,20 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmark.conditions import ConditionSet, builtin
 from stats.contrasts import NO_DIFFERENCE, RAISES, REDUCES, ContrastRow, contrast_name
 from stats.render import Column, Table
 from stats.settings import TableSettings
 
-# How the paper names what a condition adds after the pasted text: (noun phrase, plural?).
-# A condition not listed here is named "the <condition> condition".
-CONDITION_PHRASES = {
-    "newline": ("a bare line break", False),
-    "blank": ("a blank line", False),
-    "boundary": ("boundary markers", True),
-    "mitigation": ("the mitigation instruction", False),
-    "native": ("artifact-native comments", True),
-    "clean": ("no comment", False),
-}
+# How the paper names what a condition adds after the pasted text: (noun phrase, plural?), as each
+# condition's definition gives it (`phrase`, `plural` in benchmark/conditions.toml or a condition file).
+# A condition not defined is named "the <condition> condition".
+CONDITION_PHRASES = {c.name: (c.phrase, c.plural) for c in builtin().conditions}
 
 
 @dataclass(frozen=True)
@@ -81,20 +76,21 @@ def headline_counts(rows: list[ContrastRow], contrasts) -> list[HeadlineCount]:
     return result
 
 
-def condition_phrase(condition: str) -> tuple[str, bool]:
-    """(noun phrase, plural?) naming what a condition puts after the pasted text.
+def condition_phrase(condition: str, defined: ConditionSet | None = None) -> tuple[str, bool]:
+    """(noun phrase, plural?) naming what a condition puts after the pasted text, as `defined` (default: the
+    built-ins) defines it.
 
     >>> condition_phrase("boundary"), condition_phrase("shouting")
     (('boundary markers', True), ('the shouting condition', False))
     """
-    return CONDITION_PHRASES.get(condition, (f"the {condition} condition", False))
+    return (defined or builtin()).phrase(condition)
 
 
 def _models(k: int) -> str:
     return f"{k} model" if k == 1 else f"{k} models"
 
 
-def headline_sentence(count: HeadlineCount, alpha: float = 0.05) -> str:
+def headline_sentence(count: HeadlineCount, alpha: float = 0.05, defined: ConditionSet | None = None) -> str:
     """The count as the paper would state it, generated from the numbers alone.
 
     >>> print(headline_sentence(HeadlineCount("newline", "boundary", 14, 11, 0, 13, 1, 0, 0)))
@@ -112,8 +108,8 @@ def headline_sentence(count: HeadlineCount, alpha: float = 0.05) -> str:
     model (0 of 2) and significantly raise it in 1 of 2; 1 of 2 shows no significant difference (Holm-adjusted
     exact McNemar, p < 0.05).
     """
-    subject, plural = condition_phrase(count.second)
-    reference, _ = condition_phrase(count.first)
+    subject, plural = condition_phrase(count.second, defined)
+    reference, _ = condition_phrase(count.first, defined)
     k, down, up, neither = count.models, count.reduces_significantly, count.raises_significantly, count.neither
     tail = f"(Holm-adjusted exact McNemar, p < {alpha:g})"
     if k == 0:
@@ -128,8 +124,10 @@ def headline_sentence(count: HeadlineCount, alpha: float = 0.05) -> str:
     return f"Compared with {reference}, {subject} {reduce} and {raise_}; {rest} {tail}."
 
 
-def summary_table(rows: list[ContrastRow], contrasts, settings: TableSettings, notes: list[str]) -> Table:
-    """`summary.csv/.md`: per contrast the directional counts of `headline_counts` and their sentence.
+def summary_table(rows: list[ContrastRow], contrasts, settings: TableSettings, notes: list[str],
+                  defined: ConditionSet | None = None) -> Table:
+    """`summary.csv/.md`: per contrast the directional counts of `headline_counts` and their sentence, the
+    conditions named by their phrases in `defined` (default: the built-ins).
 
     >>> from stats.contrasts import paired_contrast_rows
     >>> outcomes = {("m", "newline"): dict.fromkeys("abcdef", True), ("m", "boundary"): dict.fromkeys("abcdef", False)}
@@ -145,7 +143,7 @@ def summary_table(rows: list[ContrastRow], contrasts, settings: TableSettings, n
                Column("untested", "Untested", "int"), Column("statement", "Statement"))
     out, shown = [], []
     for count in headline_counts(rows, contrasts):
-        statement = headline_sentence(count, settings.alpha)
+        statement = headline_sentence(count, settings.alpha, defined)
         name = contrast_name(count.first, count.second)
         out.append((name, count.first, count.second, count.models, count.reduces_significantly,
                     count.raises_significantly, count.neither, count.reduces, count.raises, count.no_difference,

@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Label
+from common.records import Label
 
 # The conditions that carry the casual comment (the same one across the three).
 CASUAL_CONDITIONS = ("newline", "blank", "boundary")
@@ -66,14 +67,13 @@ class LabelSet:
         return tuple(sorted({model for (model, _), count in self.entailment_missing.items() if count}))
 
 
-def condition_order(conditions) -> tuple[str, ...]:
-    """The benchmark's order for known conditions, then unknown ones by name.
+def condition_order(conditions, defined: ConditionSet | None = None) -> tuple[str, ...]:
+    """The order of the conditions defined (the built-ins', then a condition file's), then unknown ones by name.
 
     >>> condition_order({"native", "zz", "newline", "aa"})
     ('newline', 'native', 'aa', 'zz')
     """
-    known = [c for c in CONDITIONS if c in conditions]
-    return tuple(known + sorted(set(conditions) - set(CONDITIONS)))
+    return (defined or builtin()).order(conditions)
 
 
 def label_files(paths) -> list[Path]:
@@ -89,8 +89,9 @@ def label_files(paths) -> list[Path]:
     return jsonl.files_named(paths, "label")
 
 
-def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
-    """Index labels given as (where, label) pairs, `where` being "file:line" for messages.
+def build_label_set(located_labels: Iterable[tuple[str, Label]], defined: ConditionSet | None = None) -> LabelSet:
+    """Index labels given as (where, label) pairs, `where` being "file:line" for messages. Each label's
+    condition must be one `defined` defines (default: the built-ins; a condition file adds more).
 
     >>> from stats.synthetic import label_row
     >>> rows = [label_row("m", "humaneval-000", "newline", True), label_row("m", "humaneval-000", "blank", False)]
@@ -104,10 +105,13 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
     entailment: dict[tuple[str, str], int] = {}
     entailment_by_source: dict[tuple[str, str], int] = {}
     cut_text: dict[tuple[str, str, str], tuple[str | None, str]] = {}
+    defined = defined or builtin()
     models, conditions = set(), set()
     for where, label in located_labels:
         model, cluster, condition, source, genre = (label.model, label.cluster, label.condition, label.source,
                                                     label.genre)
+        if condition not in conditions:
+            defined.get(condition, where)
         key = (model, cluster, condition)
         if key in seen:
             raise UserError(f"{where}: second label for model {model!r}, cluster {cluster!r}, "
@@ -142,12 +146,12 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]]) -> LabelSet:
         raise UserError("the label files hold no rows")
     clusters = {name: ClusterInfo(source, genre, comment)
                 for name, (source, genre, comment, _) in sorted(info.items())}
-    return LabelSet(models=tuple(sorted(models)), conditions=condition_order(conditions),
+    return LabelSet(models=tuple(sorted(models)), conditions=condition_order(conditions, defined),
                     clusters=clusters, outcomes=outcomes, entailment_missing=entailment,
                     entailment_missing_by_source=entailment_by_source, cut_text=cut_text)
 
 
-def label_set_of(rows, origin: str = "row") -> LabelSet:
+def label_set_of(rows, origin: str = "row", defined: ConditionSet | None = None) -> LabelSet:
     """A `LabelSet` of label rows held in memory (tests, examples, synthetic labels), each read as a
     `Label` at "`origin`:i" as if it were line i of a file.
 
@@ -156,11 +160,12 @@ def label_set_of(rows, origin: str = "row") -> LabelSet:
     >>> labels.models, len(labels.clusters), labels.conditions[0]
     (('model-00', 'model-01'), 12, 'newline')
     """
-    return build_label_set((f"{origin}:{i}", Label.from_row(row, f"{origin}:{i}")) for i, row in enumerate(rows, 1))
+    return build_label_set(((f"{origin}:{i}", Label.from_row(row, f"{origin}:{i}")) for i, row in enumerate(rows, 1)),
+                           defined)
 
 
-def load_labels(paths) -> tuple[LabelSet, str]:
-    """Read the label files (or directories of them) into one `LabelSet`.
+def load_labels(paths, defined: ConditionSet | None = None) -> tuple[LabelSet, str]:
+    """Read the label files (or directories of them) into one `LabelSet`, of conditions `defined` defines.
 
     Also returns the SHA-256 of the rows as canonical JSON lines sorted bytewise: it
     names the labels' content whatever their split into files or order, so that
@@ -192,6 +197,6 @@ def load_labels(paths) -> tuple[LabelSet, str]:
                 lines.append(jsonl.dumps(row).encode("utf-8"))
                 yield where, label
 
-    labels = build_label_set(located())
+    labels = build_label_set(located(), defined)
     digest = hashlib.sha256(b"".join(sorted(lines))).hexdigest()
     return labels, digest

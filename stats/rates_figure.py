@@ -24,9 +24,13 @@ from stats.svg import (
 )
 from stats.svg_boxes import ASCENT, FONT_SIZE, text_box
 
-# Okabe & Ito (2008) colour-blind-safe colours, one marker shape per series.
+# Okabe & Ito (2008) colour-blind-safe colours, one marker style per series: the five shapes filled (the
+# built-in treatments), then hollow in other colours (a condition file's, up to five more).
 STYLES = (Marker("circle", "#0072B2"), Marker("square", "#D55E00"), Marker("triangle", "#009E73"),
-          Marker("diamond", "#CC79A7"), Marker("inverted triangle", "#E69F00"))
+          Marker("diamond", "#CC79A7"), Marker("inverted triangle", "#E69F00"),
+          Marker("circle", "#56B4E9", filled=False), Marker("square", "#000000", filled=False),
+          Marker("triangle", "#D55E00", filled=False), Marker("diamond", "#009E73", filled=False),
+          Marker("inverted triangle", "#0072B2", filled=False))
 MARGIN = 12.0
 PLOT_HEIGHT = 260.0
 AXIS_LEFT = 64.0  # smallest left edge of the plot: the axis title and the tick labels

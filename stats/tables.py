@@ -2,8 +2,9 @@
 
 Each builder returns a `render.Table` (raw values for CSV, a paper-style
 `display` for Markdown and LaTeX). Models are sorted by name, conditions follow
-the benchmark's order, contrasts follow `CONTRASTS`, so the same labels always
-give the same bytes. Anything that could not be computed (a condition missing
+the order of their definitions (the built-ins', then a condition file's),
+contrasts follow the definitions' list (`CONTRASTS`, then a condition file's),
+so the same labels always give the same bytes. Anything that could not be computed (a condition missing
 for a model, a contrast whose condition is absent) becomes an empty cell and a
 note, never an exception.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from benchmark.conditions import ConditionSet, builtin
 from stats import resample
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
 from stats.contrasts_figure import Band, Difference, contrasts_figure
@@ -25,8 +27,10 @@ from stats.render import Column, Table, interval_text
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
 
-CONTRASTS = (("newline", "blank"), ("newline", "boundary"), ("boundary", "mitigation"), ("newline", "native"))
-FIGURE_CONDITIONS = ("newline", "blank", "boundary", "mitigation", "native")  # the treatments; clean is their baseline
+# The built-in contrasts and treatments, as benchmark/conditions.toml defines them (a condition file adds to both):
+# newline vs blank, newline vs boundary, boundary vs mitigation, newline vs native.
+CONTRASTS = builtin().contrasts
+FIGURE_CONDITIONS = builtin().treatments  # newline, blank, boundary, mitigation, native; clean is their baseline
 # The original benchmark's design, shown beside this one's resolution: 300 pairs per model, 20 models,
 # and the discordance it observed.
 PAPER_PAIRS, PAPER_MODELS, PAPER_DISCORDANCE = 300, 20, 0.27
@@ -68,7 +72,7 @@ def _count(outcomes: dict[str, bool | None]) -> tuple[int, int]:
 # ---------------------------------------------------------------- notes
 
 
-def data_notes(labels: LabelSet) -> list[str]:
+def data_notes(labels: LabelSet, contrasts=CONTRASTS) -> list[str]:
     """What is missing from the labels or limits them; shown under every table.
 
     >>> for note in data_notes(_example())[1:3]:
@@ -91,7 +95,7 @@ def data_notes(labels: LabelSet) -> list[str]:
                     if (model, c) in labels.outcomes and _count(labels.outcome(model, c))[0] == 0]
         if unusable:
             notes.append(f"Model {model} has no usable pairs for condition(s): {', '.join(unusable)}.")
-    for first, second in CONTRASTS:
+    for first, second in contrasts:
         missing = [c for c in (first, second) if not labels.has_condition(c)]
         if missing:
             notes.append(f"Contrast {contrast_name(first, second)} not computed: no labels for "
@@ -141,14 +145,14 @@ def rates_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> 
 # ---------------------------------------------------------------- contrasts
 
 
-def absorption_contrast_rows(labels: LabelSet, settings: TableSettings) -> list[ContrastRow]:
-    """Every model x contrast of `CONTRASTS` whose two conditions appear in the labels, with Holm across models.
+def absorption_contrast_rows(labels: LabelSet, settings: TableSettings, contrasts=CONTRASTS) -> list[ContrastRow]:
+    """Every model x contrast of `contrasts` whose two conditions appear in the labels, with Holm across models.
 
     >>> [(row.model, contrast_name(row.first, row.second), row.result.table.n, row.significant)
     ...  for row in absorption_contrast_rows(_example(), DEFAULT_SETTINGS)]
     [('a', 'newline vs boundary', 4, False), ('b', 'newline vs boundary', 0, None)]
     """
-    return paired_contrast_rows(labels.outcomes, labels.models, CONTRASTS, settings)
+    return paired_contrast_rows(labels.outcomes, labels.models, contrasts, settings)
 
 
 # ---------------------------------------------------------------- sources
@@ -347,7 +351,7 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
 
 
 def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableSettings,
-                     notes: list[str]) -> Table:
+                     notes: list[str], contrasts=CONTRASTS) -> Table:
     """Per contrast, the smallest paired difference the design detects (`stats.power`), and beside it what
     the paper's design (`PAPER_PAIRS` pairs, `PAPER_MODELS` models) would detect at the same discordance.
 
@@ -363,7 +367,7 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
                Column("paper_resolution", f"At n = {PAPER_PAIRS}, K = {PAPER_MODELS}", "proportion"))
     out = []
     source = "given" if settings.discordance is not None else "observed, pooled"
-    for first, second in CONTRASTS:
+    for first, second in contrasts:
         family = [r.result.table for r in rows if (r.first, r.second) == (first, second) and r.result.table.n]
         if not family:
             continue
@@ -393,15 +397,15 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
 # ---------------------------------------------------------------- figures and report
 
 
-def figure(labels: LabelSet, settings: TableSettings) -> str:
-    """rates.svg: the rate of each treatment condition per model (`FIGURE_CONDITIONS` present in the labels).
+def figure(labels: LabelSet, settings: TableSettings, treatments=FIGURE_CONDITIONS) -> str:
+    """rates.svg: the rate of each treatment condition per model (`treatments` present in the labels).
 
     >>> svg = figure(_example(), DEFAULT_SETTINGS)
     >>> svg.startswith("<svg"), svg.count("<circle")  # newline: a legend marker and one per model
     (True, 3)
     """
     series = []
-    for condition in FIGURE_CONDITIONS:
+    for condition in treatments:
         if not labels.has_condition(condition):
             continue
         points = []
@@ -438,8 +442,13 @@ def paired_figure(rows: list[ContrastRow], settings: TableSettings) -> str:
 
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
                  labels_sha256: str | None = None, evidence=None,
-                 exclusions: Exclusions | None = None) -> AbsorptionReport:
+                 exclusions: Exclusions | None = None, conditions: ConditionSet | None = None,
+                 conditions_file: dict | None = None) -> AbsorptionReport:
     """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
+
+    `conditions` (default: the built-ins) give the contrasts (the built-in ones, then a condition file's),
+    the treatments the figure draws and the phrases of the summary sentences; `conditions_file` (the
+    condition file's name and SHA-256) is then recorded in provenance.json.
 
     `exclusions` (adjudicated false positives, `stats.exclusions`) are counted as not absorbed in every
     table, whose notes and provenance.json then say so; without them nothing differs. `evidence` (a
@@ -455,30 +464,32 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     >>> report.provenance["models"], report.provenance["resampling"]["resamples"]
     (['a', 'b'], 100)
     """
+    conditions = conditions or builtin()
+    wanted = conditions.contrasts
     scored = labels
     if exclusions is not None:
         labels = exclusions.apply(labels)
-    notes = data_notes(labels)
+    notes = data_notes(labels, wanted)
     if exclusions is not None:
         notes.append(exclusions.note())
-    contrasts = absorption_contrast_rows(labels, settings)
+    contrasts = absorption_contrast_rows(labels, settings, wanted)
     counts = cluster_counts(labels)
     resampled = None
     if labels.has_condition("newline") and labels.has_condition("boundary"):
         resampled = resample.comment_pool_resampling(labels, "newline", "boundary",
                                                      resamples=settings.resamples, seed=settings.seed,
                                                      alpha=settings.alpha)
-    sensitivity, sensitivity_record = absorption_sensitivity(scored, CONTRASTS, settings, notes,
+    sensitivity, sensitivity_record = absorption_sensitivity(scored, wanted, settings, notes,
                                                              evidence=evidence, exclusions=exclusions)
     tables = (
         rates_table(labels, settings, notes),
         paired_contrasts_table(contrasts, settings, notes, direction=True),
-        summary_table(contrasts, CONTRASTS, settings, notes),
+        summary_table(contrasts, wanted, settings, notes, conditions),
         sources_table(labels, settings, notes),
         clusters_table(labels, counts, notes),
         extremes_table(counts, settings, notes),
         resampling_table(resampled, notes),
-        resolution_table(labels, contrasts, settings, notes),
+        resolution_table(labels, contrasts, settings, notes, wanted),
         sensitivity,
     )
     methods = sorted({r.result.permutation.method for r in contrasts if r.result.table.n})
@@ -504,6 +515,8 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     }
     if exclusions is not None:
         provenance["exclusions"] = exclusions.provenance()
-    return AbsorptionReport(tables=tables, figure=figure(labels, settings),
+    if conditions_file is not None:
+        provenance["conditions_file"] = conditions_file
+    return AbsorptionReport(tables=tables, figure=figure(labels, settings, conditions.treatments),
                             contrasts_figure=paired_figure(contrasts, settings), notes=tuple(notes),
                             provenance=provenance)

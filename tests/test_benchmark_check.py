@@ -57,7 +57,8 @@ def test_requests_filter_by_source_condition_cluster_and_limit():
     assert (one.cluster, one.comment) == ("austen-003", benchmark.cluster("austen-003").comment.text)
     with pytest.raises(UserError, match=r"no cluster humaneval-001 among source\(s\) fissix"):
         dataset.requests(benchmark, sources=["fissix"], cluster_ids=["humaneval-001"])
-    with pytest.raises(UserError, match=r"unknown condition\(s\) sideways"):
+    with pytest.raises(UserError, match=r"^condition 'sideways' is not defined \(built-in: clean, newline, blank, "
+                                        r"boundary, mitigation, native\); pass --conditions FILE"):
         dataset.requests(benchmark, conditions=["sideways"])
 
 

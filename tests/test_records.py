@@ -154,13 +154,13 @@ def test_a_request_under_a_treatment_needs_its_comment():
         Request.from_row({**row, "id": "a-001/blank", "condition": "blank"}, "r:1")
 
 
-def test_a_cluster_names_the_comment_under_each_condition():
+def test_a_cluster_names_the_comment_of_each_pool():
     row = json.loads((ROOT / "data" / "benchmark" / "permissive.jsonl").open().readline())
     cluster = Cluster.from_row(row, "c:1")
-    assert cluster.trailing("clean") is None
-    assert cluster.trailing("native") == cluster.native
-    assert {cluster.trailing(c) for c in ("newline", "blank", "boundary", "mitigation")} == {cluster.comment}
-    with pytest.raises(ValueError, match="condition: expected one of clean, newline"):
-        cluster.trailing("shouting")
+    assert cluster.comment_of("none") is None
+    assert cluster.comment_of("native") == cluster.native
+    assert cluster.comment_of("casual") == cluster.comment
+    with pytest.raises(ValueError, match="pool: expected one of none, casual, native"):
+        cluster.comment_of("shouting")
     with pytest.raises(UserError, match=r"^c:1: field 'native': field 'witness' is missing"):
         Cluster.from_row({**row, "native": {"id": "n", "text": "t", "proposition": "p"}}, "c:1")

@@ -12,6 +12,7 @@ from support.reportdata import HOSTILE, ROOT, make_release, seam_main
 
 import seam
 from benchmark import dataset
+from benchmark.conditions import builtin
 from benchmark.render import render
 from common.records import Label, TraceRow
 from report import cases, gallery
@@ -113,7 +114,7 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
         source = benchmark.cluster(name)
         for condition, pieces in cluster["messages"].items():
             text = "".join(cluster["artifact"] if mark == "artifact" else piece for mark, piece in pieces)
-            trailing = source.trailing(condition)
+            trailing = builtin().get(condition).trailing(source)
             assert text == render(source.instruction, source.artifact, source.comment.text,
                                   source.native.text, condition), (name, condition)
             assert [p[0] for p in pieces if p[0] in ("seam", "comment")] == (["seam", "comment"] if trailing else [])
@@ -135,7 +136,7 @@ def _case(finish: str | None = "stop", clean_finish: str | None = "stop", output
     row = json.loads((ROOT / "data" / "traces" / "smollm2-135m.jsonl").open(encoding="utf-8").readline())
     treatment = TraceRow.from_row(dict(row, finish_reason=finish, output=output or row["output"]), "x")
     clean = TraceRow.from_row(dict(row, finish_reason=clean_finish), "x") if clean_finish else None
-    return cases.Case(Label(**label), treatment, clean)
+    return cases.Case(Label(**label), treatment, clean, builtin().get(label["condition"]))
 
 
 def test_each_gallery_kind_takes_its_cases_and_no_others():

@@ -44,6 +44,13 @@ def test_reproduce_passes_on_the_released_data(repo, released):
     assert "reproduce: everything matches" in done.stdout
     for number in ("1.", "2.", "3.", "3c.", "4."):
         assert f"== {number}" in done.stdout
+    for conditions in sorted((repo / "data" / "conditions").glob("*.toml")):  # each condition file is checked
+        assert f"== 1b. condition file data/conditions/{conditions.name}" in done.stdout
+    for study in sorted(p for p in (repo / "data" / "studies").glob("*") if p.is_dir()):
+        if list(study.glob("traces/*.jsonl")):
+            assert f"== 3d. regenerate the study data/studies/{study.name} " in done.stdout
+        else:
+            assert f"data/studies/{study.name}: no traces yet" in done.stdout
 
 
 def test_an_altered_label_fails_and_names_the_row(repo, released):

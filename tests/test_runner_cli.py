@@ -48,7 +48,7 @@ def test_selection_by_condition_and_cluster_count(tmp_path, files):
     rows, requests, out = files
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
-                          "--out", str(out), "--conditions", "clean,blank", "--clusters", "2"])
+                          "--out", str(out), "--only", "clean,blank", "--clusters", "2"])
     assert code == 0
     assert sorted(read_final(out).final) == ["synthetic-000/blank", "synthetic-000/clean",
                                               "synthetic-001/blank", "synthetic-001/clean"]
@@ -105,9 +105,12 @@ def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkey
     (["--out", "{tmp}/t.jsonl", "--requests", "{tmp}/bad.jsonl"],
      r"bad\.jsonl:2: field 'message' is missing, expected a string"),
     (["--out", "{tmp}/t.jsonl", "--requests", "{tmp}/odd.jsonl"],
-     r"odd\.jsonl:1: field 'condition' is 'sideways', expected one of clean, newline, blank"),
+     r"odd\.jsonl:1: condition 'sideways' is not defined \(built-in: clean, newline, blank, boundary, mitigation, "
+     r"native\); pass --conditions FILE"),
+    (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--only", "sideways"],
+     r"condition 'sideways' is not defined"),
     (["--requests", "{tmp}/requests.jsonl"], r"--out TRACES\.jsonl is required"),
-    (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--conditions", "native"],
+    (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--only", "native"],
      r"requests\.jsonl: no rows with condition\(s\) native; the file has blank, clean, newline"),
     (["--dry-run", "--requests", "{tmp}/requests.jsonl", "--sources", "austen"],
      r"requests\.jsonl: no rows from source\(s\) austen"),
@@ -117,7 +120,7 @@ def test_input_mistakes_exit_2_naming_file_and_line(tmp_path, files, capsys, arg
     rows, requests, out = files
     bad = [rows[0].to_row(), {key: value for key, value in rows[1].to_row().items() if key != "message"}]
     jsonl.write(tmp_path / "bad.jsonl", bad)
-    jsonl.write(tmp_path / "odd.jsonl", [dict(rows[0].to_row(), condition="sideways")])
+    jsonl.write(tmp_path / "odd.jsonl", [dict(rows[1].to_row(), condition="sideways", id="synthetic-000/sideways")])
     with serve() as server:
         config = config_file(tmp_path, server)
         code = seam.main(["run", str(config), *[a.format(tmp=tmp_path) for a in args]])
@@ -158,8 +161,10 @@ def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, m
     monkeypatch.setattr(dataset, "requests", fake_requests)
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--dry-run", "--sources", "austen,pyfaq",
-                          "--conditions", "clean", "--clusters", "3"])
+                          "--only", "clean", "--clusters", "3"])
+    defined = calls[0].pop("defined")
     assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "limit": 3}]
+    assert defined.names == ("clean", "newline", "blank", "boundary", "mitigation", "native")
     assert len(capsys.readouterr().out.splitlines()) == 2
 
 

@@ -219,7 +219,8 @@ def test_traces_from_another_benchmark_version_are_refused(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     ({"status": "done"}, "field 'status' is 'done', expected one of ok, unusable, failed"),
-    ({"id": "humaneval-001/other", "condition": "other"}, "field 'condition' is 'other', expected one of clean, "),
+    ({"id": "humaneval-001/other", "condition": "other"}, "condition 'other' is not defined .*; pass --conditions"),
+    ({"id": "humaneval-001/Other", "condition": "Other"}, "field 'condition' is 'Other', expected a condition name"),
     ({"id": "humaneval-001/blank"}, "id 'humaneval-001/blank' does not match cluster/condition"),
     ({"model": "m2"}, "a trace file holds one model's rows"),
     ({"output": None}, "status ok needs a string 'output'"),

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from benchmark import conditions
 from common import jsonl
 from common.errors import UserError
 from stats.labels import condition_order, load_labels
@@ -29,7 +30,11 @@ def test_models_conditions_and_outcomes_come_from_the_rows(tmp_path):
         row(model="alpha", condition="odd-new-condition"),
         row(model="alpha", condition="newline", usable=False, absorbed=None),
     ])
-    labels, digest = load_labels([tmp_path])
+    with pytest.raises(UserError, match=r"a\.jsonl:2: condition 'odd-new-condition' is not defined .*; pass "
+                                        r"--conditions FILE"):
+        load_labels([tmp_path])
+    (tmp_path / "odd.toml").write_text('[conditions.odd-new-condition]\npool = "casual"\n', encoding="utf-8")
+    labels, digest = load_labels([tmp_path], conditions.load(tmp_path / "odd.toml"))
     assert labels.models == ("alpha", "zeta")
     assert labels.conditions == ("newline", "boundary", "odd-new-condition")
     assert labels.outcome("zeta", "boundary") == {"humaneval-000": True}

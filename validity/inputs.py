@@ -46,6 +46,9 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
         model_of(trace)  # one model per file, as the scorer requires
         for rid, row in trace.final.items():
             where = trace.where[rid]
+            if row.condition not in CONDITIONS:
+                raise UserError(f"{where}: condition {shown(row.condition)} is not a built-in one; the validity "
+                                "checks read the built-in conditions' traces only (docs/CONDITIONS.md)")
             if row.cluster not in benchmark.by_name:
                 raise UserError(f"{where}: cluster {shown(row.cluster)} is not in the benchmark "
                                 "(traces from another benchmark version?)")

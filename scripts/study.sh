@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Regenerate a condition-file study's labels, tables and report from its traces (docs/CONDITIONS.md).
+#
+#   bash scripts/study.sh NAME [OUT]     # OUT defaults to data/studies/NAME
+#
+# A study NAME runs the conditions of data/conditions/NAME.toml on models whose built-in traces and labels
+# are released (data/traces/MODEL.jsonl, data/labels/MODEL.jsonl); its own traces are
+# data/studies/NAME/traces/MODEL.jsonl, one file per model. It writes
+#   OUT/labels/MODEL.jsonl  the study's traces scored, each paired with the same model's clean output
+#                           in data/traces/MODEL.jsonl (--clean-traces), under the same scorer tiers as
+#                           the study's released labels (or, before there are any, the model's built-in ones)
+#   OUT/tables/             the tables of the model's built-in labels and the study's together: the rates of
+#                           every condition, the built-in contrasts and the condition file's
+#   OUT/report.html         the page of the same, every case of both
+# ./reproduce.sh runs it into a temporary folder and compares the three with the released ones byte for byte.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: bash scripts/study.sh NAME [OUT]" >&2
+  exit 2
+fi
+name=$1
+study="data/studies/$name"
+out=${2:-$study}
+conditions="data/conditions/$name.toml"
+if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
+[ -f "$conditions" ] || { echo "study.sh: no condition file $conditions" >&2; exit 2; }
+shopt -s nullglob
+traces=("$study"/traces/*.jsonl)
+if [ ${#traces[@]} -eq 0 ]; then
+  echo "study.sh: $study/traces/ holds no trace files yet (docs/CONDITIONS.md: how to collect them)" >&2
+  exit 2
+fi
+
+labels=()   # the built-in labels of each model in the study, then the study's
+builtin=()  # the built-in traces of each model in the study
+mkdir -p "$out/labels"
+for trace in "${traces[@]}"; do
+  model=$(basename "$trace")
+  [ -f "data/traces/$model" ] || { echo "study.sh: $trace has no built-in traces data/traces/$model to pair with" >&2; exit 2; }
+  released="$study/labels/$model"
+  [ -f "$released" ] || released="data/labels/$model"
+  nli=()
+  if [ "$("$PY" scripts/released_tiers.py "$released")" = lexical ]; then nli=(--no-nli); fi
+  "$PY" seam.py score "$trace" --conditions "$conditions" --clean-traces "data/traces/$model" \
+    --out "$out/labels/$model" ${nli[@]+"${nli[@]}"}
+  labels+=("data/labels/$model")
+  builtin+=("data/traces/$model")
+done
+"$PY" seam.py tables "${labels[@]}" "$out/labels" --conditions "$conditions" \
+  --traces "${builtin[@]}" "${traces[@]}" --out "$out/tables"
+"$PY" seam.py report --conditions "$conditions" --labels "${labels[@]}" "$out/labels" \
+  --traces "${builtin[@]}" "${traces[@]}" --tables "$out/tables" --out "$out/report.html"
