@@ -67,7 +67,8 @@ def test_the_runner_renders_a_condition_file_and_refuses_its_conditions_without_
         assert [s["id"].split("/")[1] for s in sent] == ["xml-tags", "xml-tags"]
         assert "\n\n<document>\n" in sent[0]["body"]["messages"][0]["content"]
         assert seam.main(["run", str(config), "--requests", str(root / "requests.jsonl"), "--dry-run"]) == 2
-        assert re.search(r"requests\.jsonl:1: condition 'xml-tags' is not defined .*; pass --conditions FILE",
+        assert re.search(r"requests\.jsonl:1: condition 'xml-tags' is not defined .*; pass --conditions "
+                         r"\S*data/conditions/example\.toml, the condition file that defines it",
                          capsys.readouterr().err)
         assert seam.main(["run", str(config), "--only", "fenced", "--dry-run"]) == 2
         assert "condition 'fenced' is not defined" in capsys.readouterr().err
@@ -79,7 +80,7 @@ def test_scoring_pairs_each_user_condition_with_the_clean_output_of_the_builtin_
     traces, out = root / "study" / "traces" / "m.jsonl", root / "study" / "labels" / "m.jsonl"
     assert seam.main(["score", str(traces), "--no-nli", "--out", str(out)]) == 2
     assert re.search(r"m\.jsonl:1: condition '(xml-tags|fenced|only-revised)' is not defined .*; pass --conditions "
-                     "FILE", capsys.readouterr().err)
+                     r"\S*data/conditions/example\.toml, the condition", capsys.readouterr().err)
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--no-nli", "--out", str(out)]) == 0
     alone = [json.loads(line) for line in out.read_text().splitlines()]
     assert {label["reason"] for label in alone} == {"no clean trace for this cluster"}
@@ -165,6 +166,25 @@ def test_tables_and_report_show_the_user_conditions_and_contrasts(study, capsys)
     assert pieces[2][1] == "\n</document>" and pieces[3][1] == "\n"
     assert [mark for mark, _ in data["clusters"][chosen[0]]["messages"]["only-revised"]] == [
         "", "artifact", "seam", "comment"]
+
+
+def test_validity_and_review_refuse_a_condition_files_traces_and_labels_without_suggesting_an_option(
+        study, capsys, tmp_path):
+    """Neither takes --conditions: the refusal says why in one line, and points at no option they lack."""
+    root, _ = study
+    traces, labels = root / "study" / "traces" / "m.jsonl", tmp_path / "labels" / "m.jsonl"
+    assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--clean-traces", str(root / "traces"),
+                      "--no-nli", "--out", str(labels)]) == 0
+    capsys.readouterr()
+    validity = "is not a built-in one; the validity checks read the built-in conditions' traces and labels only"
+    for argv, said in ((["validity", str(traces)], validity),
+                       (["validity", str(root / "traces" / "m.jsonl"), "--labels", str(labels)], validity),
+                       (["review", "sample", str(labels), str(traces), "--n", "2", "--seed", "1"],
+                        "is not a built-in one; a review is drawn from the built-in conditions' labels only")):
+        assert seam.main([*argv, "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "m.jsonl:1: condition '" in err and said in err, err
+        assert "--conditions" not in err
 
 
 # ---------------------------------------------------------------- a released study, reproduced
