@@ -189,6 +189,22 @@ def test_validity_and_review_refuse_a_condition_files_traces_and_labels_without_
 
 # ---------------------------------------------------------------- a released study, reproduced
 
+
+def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anything(tmp_path):
+    """The tables and the page need the model's built-in labels: without them, one line and nothing written
+    (it used to score the study's traces into labels/ and only then fail in `seam.py tables`)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
+    for name in ("data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/traces/m.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+    done = subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == ("study.sh: data/studies/x/traces/m.jsonl has no built-in labels data/labels/m.jsonl to "
+                           "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
+    assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
+
 PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "report",
          "scripts", "data")
 
