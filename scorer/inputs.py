@@ -75,6 +75,11 @@ class TraceSet:
     def path(self) -> Path:
         return self.file.path
 
+    @property
+    def clean_row_count(self) -> int:
+        """How many clean rows there are to pair with: this file's own and the borrowed ones."""
+        return sum(row.condition == "clean" for row in self.file.final.values()) + len(self.clean)
+
     def clean_row(self, cluster: str) -> TraceRow | None:
         """The clean row of `cluster`: this file's own, else one borrowed from another trace file."""
         rid = request_id(cluster, "clean")

@@ -84,6 +84,8 @@ def test_scoring_pairs_each_user_condition_with_the_clean_output_of_the_builtin_
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--no-nli", "--out", str(out)]) == 0
     alone = [json.loads(line) for line in out.read_text().splitlines()]
     assert {label["reason"] for label in alone} == {"no clean trace for this cluster"}
+    assert ("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with the "
+            "model's clean outputs in its built-in trace file (--clean-traces TRACES") in capsys.readouterr().err
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--clean-traces", str(root / "traces"),
                       "--no-nli", "--out", str(out)]) == 0
     labels = [json.loads(line) for line in out.read_text().splitlines()]
