@@ -106,6 +106,21 @@ def test_scoring_pairs_each_user_condition_with_the_clean_output_of_the_builtin_
         capsys.readouterr().err
 
 
+def test_traces_of_a_condition_defined_otherwise_since_are_refused(study, tmp_path, capsys):
+    """The condition file was edited after the run (other tags): its markers are not the ones the model saw, so
+    the traces are refused rather than cut at markers never sent."""
+    root, _ = study
+    edited = tmp_path / "example.toml"
+    edited.write_text(EXAMPLE.read_text(encoding="utf-8").replace("document>", "doc>"), encoding="utf-8")
+    assert seam.main(["score", str(root / "study" / "traces" / "m.jsonl"), "--conditions", str(edited),
+                      "--clean-traces", str(root / "traces"), "--no-nli", "--out", str(tmp_path / "l.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"m\.jsonl:\d+: the message sent \(message_sha256 [0-9a-f]{12}…\) is not condition 'xml-tags''s "
+                     r"message as it is defined now \([0-9a-f]{12}…\); score with the condition file \(or --requests\) "
+                     r"the traces were collected with\n$", err), err
+    assert not (tmp_path / "l.jsonl").exists()
+
+
 def test_a_clean_row_given_twice_must_be_the_same_row(study, tmp_path, capsys):
     root, chosen = study
     rows = [json.loads(line) for line in (root / "traces" / "m.jsonl").read_text().splitlines()]
