@@ -25,8 +25,10 @@ nothing, the declared byte-identities) is `seam.py check --conditions FILE`.
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -35,13 +37,16 @@ from common.markers import Marker
 from common.records import CONDITION_NAME_MAX, CONDITIONS, POOLS, Cluster, Comment, is_condition_name, shown
 
 BUILTIN_FILE = Path(__file__).resolve().with_name("conditions.toml")
+# The project's condition files: a row naming a condition none of the files given defines is refused naming the
+# one here that defines it, if any, so that the fix is one option away.
+PROJECT_FILES = BUILTIN_FILE.parents[1] / "data" / "conditions"
 MAX_USER_CONDITIONS = 5  # with the five built-in treatments, the ten series the rates figure tells apart
 MAX_BREAKS = 3
 MAX_TEXT = 300  # characters of a marker, a sentence or a phrase
 KEYS = ("pool", "breaks", "sentence", "open", "close", "phrase", "plural", "same_prefix_as", "same_suffix_as")
 TOP_KEYS = ("contrasts", "conditions")
 SEPARATOR = "\n\n"  # between the instruction and the paste, in every condition
-HINT = "pass --conditions FILE, the condition file that defines it (docs/CONDITIONS.md)"
+HINT = "the condition file that defines it (docs/CONDITIONS.md)"
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,9 @@ class ConditionSet:
     conditions: tuple[Condition, ...]
     contrasts: tuple[tuple[str, str], ...]  # (first, second), the built-in ones first
     files: tuple[str, ...] = ()  # the user's condition files read (none: the built-ins only)
+    # For a stage that reads the built-in conditions only (validity, review): why it refuses any other, which
+    # no --conditions FILE would change, so the refusal must not suggest one (`builtin_only`).
+    refusal: str | None = None
 
     @cached_property
     def by_name(self) -> dict[str, Condition]:
@@ -139,11 +147,20 @@ class ConditionSet:
             raise UserError(f"{prefix}{self.undefined(name)}") from None
 
     def undefined(self, name: str) -> str:
-        """The one-line message for a condition this set does not define."""
+        """The one-line message for a condition this set does not define, naming the project's condition file
+        that defines it when there is one (data/conditions/)."""
+        if self.refusal is not None:
+            return f"condition {shown(name)} is not a built-in one; {self.refusal} (docs/CONDITIONS.md)"
+        given = {Path(file).resolve() for file in self.files}
+        defining = [path for path in defining_files(name) if Path(path).resolve() not in given]
+        hint = (f"pass --conditions {defining[0]}, {HINT}" if len(defining) == 1 else
+                f"pass --conditions with {HINT}: one of {', '.join(defining)}" if defining else
+                f"pass --conditions FILE, {HINT}")
         if not self.files:
-            return f"condition {shown(name)} is not defined (built-in: {', '.join(CONDITIONS)}); {HINT}"
+            return f"condition {shown(name)} is not defined (built-in: {', '.join(CONDITIONS)}); {hint}"
         return (f"condition {shown(name)} is not defined, neither built in nor in {', '.join(self.files)} "
-                f"(which defines {', '.join(c.name for c in self.user) or 'none'})")
+                f"(which defines {', '.join(c.name for c in self.user) or 'none'})"
+                + (f"; {hint}" if defining else ""))
 
     def check(self, names, where: str | None = None) -> tuple[str, ...]:
         """`names` in the order given, each checked to be defined."""
@@ -175,6 +192,33 @@ def builtin() -> ConditionSet:
     return ConditionSet(tuple(conditions), tuple(contrasts))
 
 
+def builtin_only(refusal: str) -> ConditionSet:
+    """The built-in conditions, for a stage that reads no others: any other is refused saying `refusal` (why).
+
+    >>> builtin_only("a review reads the built-in ones only").undefined("xml-tags")
+    "condition 'xml-tags' is not a built-in one; a review reads the built-in ones only (docs/CONDITIONS.md)"
+    """
+    return replace(builtin(), refusal=refusal)
+
+
+def defining_files(name: str) -> list[str]:
+    """The project's condition files (data/conditions/*.toml) that define a condition `name`, as paths from the
+    working directory; a file that cannot be read is passed over (`seam.py check --conditions` reports it).
+
+    >>> [Path(path).name for path in defining_files("xml-tags")], defining_files("sideways")
+    (['example.toml'], [])
+    """
+    found = []
+    for path in sorted(PROJECT_FILES.glob("*.toml")):
+        try:
+            tables = _toml(path).get("conditions")
+        except UserError:
+            continue
+        if isinstance(tables, dict) and name in tables:
+            found.append(os.path.relpath(path))
+    return found
+
+
 def load(path: str | Path | None) -> ConditionSet:
     """The built-in conditions, plus those of the condition file `path` when one is given."""
     base = builtin()
@@ -199,8 +243,9 @@ def read_file(path: Path, *, known: tuple[Condition, ...], builtin: bool = False
         raise UserError(f"{path}: defines no condition and no contrast; add [conditions.NAME] tables "
                         "(docs/CONDITIONS.md)")
     if not builtin and len(tables) > MAX_USER_CONDITIONS:
-        raise UserError(f"{path}: {len(tables)} conditions; a condition file defines at most {MAX_USER_CONDITIONS} "
-                        "(the rates figure tells ten treatments apart)")
+        raise UserError(f"{path}: {len(tables)} conditions ({', '.join(map(str, tables))}); a condition file defines "
+                        f"at most {MAX_USER_CONDITIONS}, so that rates.svg can tell them and the five built-in "
+                        "treatments apart; split them over two condition files (two studies)")
     builtins = {c.name for c in known if c.builtin}
     conditions = [_condition(path, name, table, builtin, builtins) for name, table in tables.items()]
     defined = {c.name: c for c in (*known, *conditions)}
@@ -279,12 +324,14 @@ def _condition(path: Path, name: str, table, builtin: bool, builtins: set[str]) 
 
 
 def _text(at: str, key: str, value) -> str | None:
-    """An optional one-line text key: a marker line, the added sentence, the phrase."""
+    """An optional one-line text key: a marker line, the added sentence, the phrase. No control character
+    (a line break, a tab, NUL, an escape): each goes into every message, a CSV cell or the page as it is."""
     if value is None:
         return None
-    expected = f"one line of text without white space at either end, at most {MAX_TEXT} characters"
+    expected = (f"one line of text without white space at either end nor control characters, at most {MAX_TEXT} "
+                "characters")
     if (not isinstance(value, str) or not value or value != value.strip() or len(value) > MAX_TEXT
-            or any(c in value for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")):
+            or any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value)):
         raise UserError(f"{at}.{key} is {shown(value)}, expected {expected}")
     return value
 
@@ -309,9 +356,12 @@ def _contrasts(path: Path, value, defined: dict[str, Condition], builtin: bool) 
                                 "(every treatment is already scored against it)")
         if first == second:
             raise UserError(f"{at} is {shown(item)}: expected two different conditions")
-        if (first, second) in known or (first, second) in found:
-            raise UserError(f"{at} is {shown(item)}: that contrast is "
-                            f"{'built in' if (first, second) in known else 'listed twice'} already")
+        for pair, how in (((first, second), ""), ((second, first), f" as '{second} vs {first}'")):
+            # The reversed pair is the same test of the same pairs (the difference changes sign only): listed
+            # twice, it would be one more row per model in every table, and counted twice by the summaries.
+            if pair in known or pair in found:
+                listed = "built in" if pair in known else "listed" if how else "listed twice"
+                raise UserError(f"{at} is {shown(item)}: that contrast is {listed}{how} already")
         found.append((first, second))
     return found
 

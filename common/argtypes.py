@@ -7,8 +7,6 @@ import argparse
 import math
 from pathlib import Path
 
-from common.records import is_condition_name
-
 
 def _parsed(text: str, kind: type, expected: str):
     """`text` as an int or float, or the option parser's one-line refusal."""
@@ -68,12 +66,21 @@ def names(text: str) -> list[str]:
 def condition_file(text: str) -> str:
     """A condition file (TOML, docs/CONDITIONS.md) that exists; read and checked by the command itself.
 
-    `seam.py run --conditions` once took condition names: such a value is refused with what to use now.
+    `seam.py run --conditions` once took condition names: a value that is no file and looks like names (no
+    folder, no .toml; "clean,newline", "clean, newline", "Newline") is refused with the --only option to use
+    now, spelled so that it can be pasted.
+
+    >>> try:
+    ...     condition_file("clean, newline")
+    ... except argparse.ArgumentTypeError as refused:
+    ...     print(str(refused).split("; ")[1])
+    to keep only some conditions, use --only clean,newline
     """
     if Path(text).is_file():
         return text
-    if all(is_condition_name(name.strip()) for name in text.split(",")) and not text.endswith(".toml"):
-        raise argparse.ArgumentTypeError(f"expected a condition file (TOML), got {text!r}; to keep only some "
-                                         f"conditions, use --only {text}")
     _check(not Path(text).is_dir(), f"{text} is a directory, expected a condition file (TOML)")
+    if not text.endswith(".toml") and not any(sep in text for sep in "/\\"):
+        listed = ",".join(name.strip() for name in text.split(",") if name.strip())
+        raise argparse.ArgumentTypeError(f"expected a condition file (TOML), got {text!r}; to keep only some "
+                                         f"conditions, use --only {listed}")
     raise argparse.ArgumentTypeError(f"no such condition file: {text}")

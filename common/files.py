@@ -160,6 +160,12 @@ def append_durable(path: str | Path, data: bytes) -> None:
         os.close(fd)
 
 
+def sha256_text(text: str) -> str:
+    """SHA-256 of a text's UTF-8 bytes: a message as the runner records it in each trace row (`message_sha256`)
+    and the scorer checks it against the message its condition renders."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def sha256_file(path: str | Path) -> str:
     """SHA-256 of a file, read in blocks so that a 1.6 GB model file does not fill memory."""
     digest = hashlib.sha256()

@@ -12,8 +12,10 @@ words.
 
 A marker is one of four kinds, by how it is written:
 
-    fence  ``` or ~~~ (three or more): a code fence; the extraction's fence
-           rule reads these, not the marker cut
+    fence  ``` or ~~~ (three or more), an info string after it or not
+           ("```python"): a code fence; the extraction's fence rule reads
+           these, not the marker cut, and any line that opens or closes a
+           fence of the same character is one
     tag    an XML-style tag, <name ...> or </name>: a line is this marker when,
            emphasis and backticks around it aside, it is the same tag (name in
            any case, attributes ignored); an opening tag never matches a closing one
@@ -35,7 +37,8 @@ from functools import lru_cache
 
 from common.normalize import normalize
 
-_FENCE = re.compile(r"`{3,}|~{3,}")
+# A fence line (CommonMark): three or more backticks or tildes, then an info string (no backtick after backticks).
+_FENCE = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)(?:\s[^<>]*)?/?>")
 _DECORATION = " \t*_`"  # emphasis and inline-code marks a model may put around an echoed marker line
 
@@ -57,6 +60,8 @@ class Marker:
 
         >>> [(m.kind, m.form, m.hint) for m in map(Marker.of, ["-----END TEXT-----", "</Document>", "```"])]
         [('words', 'end text', 'text'), ('tag', '</document>', 'document'), ('fence', '```', '```')]
+        >>> Marker.of("```python").kind, Marker.of("```python").form, Marker.of("~~~ text").form
+        ('fence', '```', '~~~')
         >>> Marker.of("===").kind
         'line'
         """
@@ -71,16 +76,18 @@ class Marker:
         True
         >>> Marker.of("<document>").matches("</document>"), Marker.of("<document>").matches("Document")
         (False, False)
+        >>> Marker.of("```").matches("```"), Marker.of("```python").matches("  ```js"), Marker.of("```").matches("~~~")
+        (True, True, False)
         """
         if self.hint not in line.lower():
             return False
         if self.kind == "words":
             return normalize(line) == self.form
+        if self.kind == "fence":  # its characters are the fence: no decoration to strip
+            return line.strip().startswith(self.form)
         stripped = line.strip(_DECORATION)
         if self.kind == "tag":
             return _tag_form(stripped) == self.form
-        if self.kind == "fence":
-            return stripped.startswith(self.form)
         return stripped == self.form
 
     def occurs_in(self, text: str) -> bool:
@@ -98,8 +105,10 @@ class Marker:
 
 @lru_cache(maxsize=256)
 def _marker(text: str) -> Marker:
-    if _FENCE.fullmatch(text):
-        return Marker(text, "fence", text, text)
+    fence = _FENCE.fullmatch(text)
+    if fence:
+        run = fence.group(1) or fence.group(2)
+        return Marker(text, "fence", run[:3], run[:3])
     form = _tag_form(text)
     if form is not None:
         return Marker(text, "tag", form, form.strip("</>"))

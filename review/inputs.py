@@ -12,12 +12,16 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.conditions import builtin
+from benchmark.conditions import builtin, builtin_only
 from common import jsonl, records
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, Label, Request, request_id, shown
+from common.records import Cluster, Label, Request, request_id, shown
 from common.traces import model_of, read_final
 from review.records import FileRef
+
+# A review is drawn from the built-in conditions' labels (its strata and page know those); a label of a condition
+# file's is refused saying so (docs/CONDITIONS.md).
+BUILTIN_ONLY = builtin_only("a review is drawn from the built-in conditions' labels only")
 
 
 @dataclass(frozen=True)
@@ -43,9 +47,7 @@ def load_labels(paths) -> tuple[dict[tuple[str, str], Label], tuple[FileRef, ...
         for number, row in jsonl.read(path):
             where = f"{path}:{number}"
             label = Label.from_row(row, where)
-            if label.condition not in CONDITIONS:
-                raise UserError(f"{where}: condition {shown(label.condition)} is not a built-in one; a review is "
-                                "drawn from the built-in conditions' labels only (docs/CONDITIONS.md)")
+            BUILTIN_ONLY.get(label.condition, where)
             key = (label.model, label.id)
             if key in seen:
                 raise UserError(f"{where}: second label for model {label.model!r}, {label.id} (first at {seen[key]})")

@@ -18,7 +18,7 @@ examples:
   # request rows from a file instead of the benchmark
   python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
   # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
-  python seam.py run models/gpt-x.toml --conditions data/conditions/example.toml \
+  python seam.py run models/gpt-x.toml --conditions data/conditions/example.toml \\
       --only xml-tags,fenced,only-revised --out data/studies/example/traces/gpt-x.jsonl
 
 Rerunning the same command resumes: ids that already have a final row are skipped.

@@ -22,7 +22,6 @@ in every spelling (`runner.apikey`), and the dumped line checked once more.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import queue
 import re
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.files import sha256_text
 from common.records import Request, TraceRow, shown
 from common.traces import TraceFile, scan, torn_message
 from runner import RUNNER_VERSION, providers, traces
@@ -63,10 +63,6 @@ class RunSummary:
     counts: dict  # status -> rows written this run
     stopped: str | None  # why the run stopped early, if it did
     moved_torn: str | None  # where a torn tail was moved
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def public_url(url: str) -> str:
@@ -215,7 +211,8 @@ def plan(config: ModelConfig, requests: list[Request], trace: TraceFile, *, retr
                                        ("message_sha256", done.message_sha256, sha256_text(request.message))):
                 if theirs != value:
                     raise UserError(f"{where}: {named(request.id)} was run with {key} {named(theirs)}, the "
-                                    f"request now has {value}; the benchmark changed, use a new --out")
+                                    f"request now has {value}; the benchmark or the condition's layout changed, "
+                                    "use a new --out")
             again = ((done.status == "unusable" and retry_unusable)
                      or (done.status == "failed" and retry_failed))
             if not again:

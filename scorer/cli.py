@@ -178,6 +178,10 @@ def run_score(args) -> int:
             print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
         if entailer is not None:
             print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
+        if s.rows and traces.clean_row_count == 0:  # most likely a condition file's traces, --clean-traces forgotten
+            print("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with "
+                  "the model's clean outputs in its built-in trace file (--clean-traces TRACES, docs/CONDITIONS.md)",
+                  file=sys.stderr)
     files.write_files(written, "labels")  # every labels file, or (a full disk) none
     for out, data in written.items():
         print(f"wrote {out} (sha256 {hashlib.sha256(data).hexdigest()})")

@@ -2,8 +2,11 @@
 
 Items: by default from the committed benchmark's clusters (`benchmark.dataset.load`),
 taking only what scoring needs (the artifact, the comment that trailed it
-under each condition, `Condition.trailing`, and the condition's marker lines,
-which the extraction cuts at); the messages themselves are never rendered.
+under each condition, `Condition.trailing`, the condition's marker lines,
+which the extraction cuts at, and the SHA-256 of the message as the condition
+renders it, which a trace row's `message_sha256` must match: a condition
+file changed after its traces were collected would otherwise be scored with
+markers the model never saw).
 With `--requests FILE`, from request rows (`records.Request`). Both give the
 same `Item`, so nothing downstream knows where it came from. The conditions
 are the built-ins and those of the condition file given (`--conditions FILE`):
@@ -22,6 +25,7 @@ from pathlib import Path
 from benchmark.conditions import Condition, ConditionSet, builtin
 from common import records
 from common.errors import UserError
+from common.files import sha256_text
 from common.records import Cluster, Comment, Request, TraceRow, request_id, shown
 from common.traces import TraceFile, model_of, read_final
 from scorer.extract import Markers
@@ -40,12 +44,13 @@ class Item:
     comment: Comment | None  # None exactly for clean
     benchmark_sha256: str  # the benchmark the request was rendered from
     markers: Markers = Markers.of()  # the marker lines a reply to it is cut at (its condition's)
+    message_sha256: str | None = None  # of the message as asked, which a trace row's must match (None: not known)
 
     @classmethod
     def of_cluster(cls, cluster: Cluster, condition: Condition, benchmark_sha256: str) -> Item:
         return cls(request_id(cluster.cluster, condition.name), cluster.cluster, condition.name, cluster.source,
                    cluster.genre, cluster.artifact, condition.trailing(cluster), benchmark_sha256,
-                   Markers.of(condition.open, condition.close))
+                   Markers.of(condition.open, condition.close), sha256_text(condition.message(cluster)))
 
     @classmethod
     def of_request(cls, request: Request, condition: Condition | None = None) -> Item:
@@ -54,7 +59,7 @@ class Item:
             comment = Comment(request.comment_id, request.comment, request.witness, request.proposition)
         markers = Markers.of(condition.open, condition.close) if condition is not None else Markers.of()
         return cls(request.id, request.cluster, request.condition, request.source, request.genre, request.artifact,
-                   comment, request.benchmark_sha256, markers)
+                   comment, request.benchmark_sha256, markers, sha256_text(request.message))
 
     @property
     def comment_id(self) -> str | None:
@@ -74,6 +79,11 @@ class TraceSet:
     @property
     def path(self) -> Path:
         return self.file.path
+
+    @property
+    def clean_row_count(self) -> int:
+        """How many clean rows there are to pair with: this file's own and the borrowed ones."""
+        return sum(row.condition == "clean" for row in self.file.final.values()) + len(self.clean)
 
     def clean_row(self, cluster: str) -> TraceRow | None:
         """The clean row of `cluster`: this file's own, else one borrowed from another trace file."""

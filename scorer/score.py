@@ -91,6 +91,11 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
         if trace.benchmark_sha256 and trace.benchmark_sha256 != expected:
             raise UserError(f"{at}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
                             f"but the request rows are from {expected[:12]}…; score against the same benchmark")
+        asked = items[rid].message_sha256
+        if trace.message_sha256 and asked and trace.message_sha256 != asked:
+            raise UserError(f"{at}: the message sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
+                            f"{trace.condition!r}'s message as it is defined now ({asked[:12]}…); score with the "
+                            "condition file (or --requests) the traces were collected with")
     extracted: dict[str, Extraction] = {}
 
     def extraction(trace: TraceRow) -> Extraction:

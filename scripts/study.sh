@@ -32,12 +32,19 @@ if [ ${#traces[@]} -eq 0 ]; then
   exit 2
 fi
 
+# Checked before anything is written: each model's clean outputs are paired with, and its built-in labels
+# tabled and shown beside the study's.
+for trace in "${traces[@]}"; do
+  model=$(basename "$trace")
+  [ -f "data/traces/$model" ] || { echo "study.sh: $trace has no built-in traces data/traces/$model to pair with" >&2; exit 2; }
+  [ -f "data/labels/$model" ] || { echo "study.sh: $trace has no built-in labels data/labels/$model to table with (python seam.py score data/traces/$model --out data/labels/$model)" >&2; exit 2; }
+done
+
 labels=()   # the built-in labels of each model in the study, then the study's
 builtin=()  # the built-in traces of each model in the study
 mkdir -p "$out/labels"
 for trace in "${traces[@]}"; do
   model=$(basename "$trace")
-  [ -f "data/traces/$model" ] || { echo "study.sh: $trace has no built-in traces data/traces/$model to pair with" >&2; exit 2; }
   released="$study/labels/$model"
   [ -f "$released" ] || released="data/labels/$model"
   nli=()

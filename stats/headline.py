@@ -18,11 +18,6 @@ from stats.contrasts import NO_DIFFERENCE, RAISES, REDUCES, ContrastRow, contras
 from stats.render import Column, Table
 from stats.settings import TableSettings
 
-# How the paper names what a condition adds after the pasted text: (noun phrase, plural?), as each
-# condition's definition gives it (`phrase`, `plural` in benchmark/conditions.toml or a condition file).
-# A condition not defined is named "the <condition> condition".
-CONDITION_PHRASES = {c.name: (c.phrase, c.plural) for c in builtin().conditions}
-
 
 @dataclass(frozen=True)
 class HeadlineCount:

@@ -8,6 +8,7 @@ import doctest
 import hashlib
 import importlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -138,8 +139,22 @@ def test_doctests_of_the_condition_modules_pass():
     ('contrasts = ["newline vs blank"]\n', r"contrasts\[0\] is 'newline vs blank': that contrast is built in already"),
     ('contrasts = ["newline vs x", "newline vs x"]\n[conditions.x]\npool = "casual"\n',
      r"contrasts\[1\] is 'newline vs x': that contrast is listed twice already"),
-    ("".join(f'[conditions.c{i}]\npool = "casual"\n' for i in range(6)), r"mine\.toml: 6 conditions; a condition "
-                                                                          r"file defines at most 5"),
+    ("".join(f'[conditions.c{i}]\npool = "casual"\n' for i in range(6)),
+     r"mine\.toml: 6 conditions \(c0, c1, c2, c3, c4, c5\); a condition file defines at most 5, so that rates\.svg "
+     r"can tell them and the five built-in treatments apart; split them over two condition files \(two studies\)$"),
+    # the reversed pair is the same test: refused like the pair itself
+    ('contrasts = ["blank vs newline"]\n', r"contrasts\[0\] is 'blank vs newline': that contrast is built in as "
+                                          r"'newline vs blank' already$"),
+    ('contrasts = ["native vs newline"]\n', r"contrasts\[0\] is 'native vs newline': that contrast is built in as "
+                                           r"'newline vs native' already$"),
+    ('contrasts = ["x vs newline", "newline vs x"]\n[conditions.x]\npool = "casual"\n',
+     r"contrasts\[1\] is 'newline vs x': that contrast is listed as 'x vs newline' already$"),
+    # a control character would go into every message, CSV cell and the page as it is
+    ('[conditions.x]\npool = "casual"\nopen = "<a\\u0000>"\n', r"conditions\.x\.open is '<a\\x00>', expected one line "
+                                                             r"of text without white space at either end nor control"),
+    ('[conditions.x]\npool = "casual"\nclose = "END\\tTEXT"\n', r"conditions\.x\.close is 'END\\tTEXT', expected one"),
+    ('[conditions.x]\npool = "casual"\nphrase = "tags\\u001b[1m"\n', r"conditions\.x\.phrase is 'tags\\x1b\[1m', "
+                                                                  r"expected one line"),
     ("[conditions.x\n", r"mine\.toml: not valid TOML: .*\(at line 1, column 14\)"),
 ])
 def test_a_malformed_condition_file_is_one_line_naming_file_and_key(tmp_path, text, message):
@@ -272,8 +287,39 @@ def test_prompts_renders_a_condition_file_and_refuses_an_undefined_condition(cap
     assert seam.main(["prompts", "--condition", "xml-tags"]) == 2
     err = capsys.readouterr().err
     assert err == ("seam.py prompts: error: condition 'xml-tags' is not defined (built-in: clean, newline, blank, "
-                   "boundary, mitigation, native); pass --conditions FILE, the condition file that defines it "
-                   "(docs/CONDITIONS.md)\n")
+                   f"boundary, mitigation, native); pass --conditions {os.path.relpath(EXAMPLE)}, the condition file "
+                   "that defines it (docs/CONDITIONS.md)\n")
+    assert seam.main(["prompts", "--condition", "sideways"]) == 2
+    assert capsys.readouterr().err.endswith("; pass --conditions FILE, the condition file that defines it "
+                                            "(docs/CONDITIONS.md)\n")
+
+
+def test_an_undefined_condition_is_refused_naming_the_project_file_that_defines_it(tmp_path):
+    """A study's traces or labels read without --conditions: the one line names the file to pass, found among
+    data/conditions/, also when another condition file was given instead."""
+    with pytest.raises(UserError) as caught:
+        conditions.builtin().get("fenced", "t.jsonl:3")
+    assert str(caught.value) == (
+        "t.jsonl:3: condition 'fenced' is not defined (built-in: clean, newline, blank, boundary, mitigation, "
+        f"native); pass --conditions {os.path.relpath(EXAMPLE)}, the condition file that defines it "
+        "(docs/CONDITIONS.md)")
+    other = conditions.load(write(tmp_path, '[conditions.mine]\npool = "casual"\n'))
+    message = other.undefined("only-revised")
+    assert message.startswith(f"condition 'only-revised' is not defined, neither built in nor in {other.files[0]} "
+                              "(which defines mine); pass --conditions ")
+    assert message.endswith(f"{os.path.relpath(EXAMPLE)}, the condition file that defines it (docs/CONDITIONS.md)")
+    assert conditions.load(EXAMPLE).undefined("sideways").endswith("(which defines xml-tags, fenced, only-revised)")
+
+
+def test_the_old_list_form_of_conditions_is_pointed_at_only_spelled_to_paste(capsys):
+    for given, only in (("clean, newline", "clean,newline"), ("Newline", "Newline")):
+        with pytest.raises(SystemExit):
+            seam.main(["run", "config.toml", "--conditions", given])
+        assert (f"argument --conditions: expected a condition file (TOML), got {given!r}; to keep only some "
+                f"conditions, use --only {only}\n") in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        seam.main(["run", "--help"])
+    assert "--conditions data/conditions/example.toml \\\n      --only xml-tags" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- the figure and the sentences

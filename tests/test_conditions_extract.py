@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import conditions
+from benchmark.collisions import marker_collisions
 from common.markers import Marker
 from common.records import Comment
 from scorer import tiers
@@ -106,6 +107,40 @@ def test_fenced_with_the_opening_fence_left_out_still_puts_the_remark_outside():
 def test_a_fence_marker_is_left_to_the_fence_rule():
     assert markers("fenced") == BOUNDARY  # nothing of its own to cut at: rule 1 reads fences
     assert Marker.of("```").kind == "fence"
+
+
+def test_a_fence_with_an_info_string_is_a_fence_marker_too():
+    """"```python" opens a code fence as "```" does: it was read as the words marker "python", so that a line
+    "Python" was cut at (and collided in the check) while a line "```" in an artifact did not collide."""
+    assert Marker.of("```python").kind == "fence" and Marker.of("~~~ text").kind == "fence"
+    assert Markers.of("```python", "```") == BOUNDARY
+    reply = f"Python\n{EDITED_CODE}\n{REMARK}"  # a heading "Python" is no marker of a fenced condition
+    assert extract(reply, CODE, "code", Markers.of("```python", "```")).text == extract(reply, CODE, "code").text
+    assert marker_collisions("```python", {"artifact": "x = 1\n```\ny = 2"}) == ["it occurs in the artifact"]
+    assert marker_collisions("```python", {"artifact": "Python\nis a language"}) == []
+    assert Marker.of("```").matches("```") and Marker.of("```").matches("  ```js")
+
+
+def test_fenced_with_the_edit_in_its_own_python_fence_still_puts_the_remark_outside():
+    """The condition fenced the paste with a bare ```; the reply fences its edit as ```python: rule 1 reads any
+    fence, so the remark after it is outside, and one inside it is absorbed."""
+    assert not absorbed(f"```python\n{EDITED_CODE}\n```\n{REMARK}", "fenced", CODE, "code")
+    assert absorbed(f"```python\n{EDITED_CODE}\n# {REMARK}\n```", "fenced", CODE, "code")
+    assert not absorbed(f"~~~\n{EDITED}\n~~~\n{REMARK}", "fenced")
+
+
+@pytest.mark.parametrize("opening, closing", [("**<document>**", "**</document>**"), ("`<document>`", "`</document>`"),
+                                              ("<DOCUMENT>", "</Document>"), ('<document id="1">', "</document >")])
+def test_xml_tags_restyled_with_the_remark_inside_them_is_absorbed(opening, closing):
+    assert absorbed(f"{opening}\n{EDITED}\n{REMARK}\n{closing}", "xml-tags")
+    assert not absorbed(f"{opening}\n{EDITED}\n{closing}\n{REMARK}", "xml-tags")
+
+
+def test_a_code_artifact_with_a_tag_inside_a_line_is_not_cut():
+    """Only a line that is the tag is a marker: code that mentions it is the edited text."""
+    code = 'def wrap(text):\n    return "<document>" + text + "</document>"'
+    result = extract(f"{code}\n{REMARK}", code, "code", markers("xml-tags"))
+    assert result.text.startswith(code) and result.cut_before == ""
 
 
 # ---------------------------------------------------------------- only-revised

@@ -67,7 +67,8 @@ def test_the_runner_renders_a_condition_file_and_refuses_its_conditions_without_
         assert [s["id"].split("/")[1] for s in sent] == ["xml-tags", "xml-tags"]
         assert "\n\n<document>\n" in sent[0]["body"]["messages"][0]["content"]
         assert seam.main(["run", str(config), "--requests", str(root / "requests.jsonl"), "--dry-run"]) == 2
-        assert re.search(r"requests\.jsonl:1: condition 'xml-tags' is not defined .*; pass --conditions FILE",
+        assert re.search(r"requests\.jsonl:1: condition 'xml-tags' is not defined .*; pass --conditions "
+                         r"\S*data/conditions/example\.toml, the condition file that defines it",
                          capsys.readouterr().err)
         assert seam.main(["run", str(config), "--only", "fenced", "--dry-run"]) == 2
         assert "condition 'fenced' is not defined" in capsys.readouterr().err
@@ -79,10 +80,12 @@ def test_scoring_pairs_each_user_condition_with_the_clean_output_of_the_builtin_
     traces, out = root / "study" / "traces" / "m.jsonl", root / "study" / "labels" / "m.jsonl"
     assert seam.main(["score", str(traces), "--no-nli", "--out", str(out)]) == 2
     assert re.search(r"m\.jsonl:1: condition '(xml-tags|fenced|only-revised)' is not defined .*; pass --conditions "
-                     "FILE", capsys.readouterr().err)
+                     r"\S*data/conditions/example\.toml, the condition", capsys.readouterr().err)
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--no-nli", "--out", str(out)]) == 0
     alone = [json.loads(line) for line in out.read_text().splitlines()]
     assert {label["reason"] for label in alone} == {"no clean trace for this cluster"}
+    assert ("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with the "
+            "model's clean outputs in its built-in trace file (--clean-traces TRACES") in capsys.readouterr().err
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--clean-traces", str(root / "traces"),
                       "--no-nli", "--out", str(out)]) == 0
     labels = [json.loads(line) for line in out.read_text().splitlines()]
@@ -101,6 +104,21 @@ def test_scoring_pairs_each_user_condition_with_the_clean_output_of_the_builtin_
                       "--no-nli", "--out", str(out)]) == 2
     assert "model 'fake-openai' has no trace file among --clean-traces (models there: another)" in \
         capsys.readouterr().err
+
+
+def test_traces_of_a_condition_defined_otherwise_since_are_refused(study, tmp_path, capsys):
+    """The condition file was edited after the run (other tags): its markers are not the ones the model saw, so
+    the traces are refused rather than cut at markers never sent."""
+    root, _ = study
+    edited = tmp_path / "example.toml"
+    edited.write_text(EXAMPLE.read_text(encoding="utf-8").replace("document>", "doc>"), encoding="utf-8")
+    assert seam.main(["score", str(root / "study" / "traces" / "m.jsonl"), "--conditions", str(edited),
+                      "--clean-traces", str(root / "traces"), "--no-nli", "--out", str(tmp_path / "l.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"m\.jsonl:\d+: the message sent \(message_sha256 [0-9a-f]{12}…\) is not condition 'xml-tags''s "
+                     r"message as it is defined now \([0-9a-f]{12}…\); score with the condition file \(or --requests\) "
+                     r"the traces were collected with\n$", err), err
+    assert not (tmp_path / "l.jsonl").exists()
 
 
 def test_a_clean_row_given_twice_must_be_the_same_row(study, tmp_path, capsys):
@@ -167,7 +185,42 @@ def test_tables_and_report_show_the_user_conditions_and_contrasts(study, capsys)
         "", "artifact", "seam", "comment"]
 
 
+def test_validity_and_review_refuse_a_condition_files_traces_and_labels_without_suggesting_an_option(
+        study, capsys, tmp_path):
+    """Neither takes --conditions: the refusal says why in one line, and points at no option they lack."""
+    root, _ = study
+    traces, labels = root / "study" / "traces" / "m.jsonl", tmp_path / "labels" / "m.jsonl"
+    assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--clean-traces", str(root / "traces"),
+                      "--no-nli", "--out", str(labels)]) == 0
+    capsys.readouterr()
+    validity = "is not a built-in one; the validity checks read the built-in conditions' traces and labels only"
+    for argv, said in ((["validity", str(traces)], validity),
+                       (["validity", str(root / "traces" / "m.jsonl"), "--labels", str(labels)], validity),
+                       (["review", "sample", str(labels), str(traces), "--n", "2", "--seed", "1"],
+                        "is not a built-in one; a review is drawn from the built-in conditions' labels only")):
+        assert seam.main([*argv, "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "m.jsonl:1: condition '" in err and said in err, err
+        assert "--conditions" not in err
+
+
 # ---------------------------------------------------------------- a released study, reproduced
+
+
+def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anything(tmp_path):
+    """The tables and the page need the model's built-in labels: without them, one line and nothing written
+    (it used to score the study's traces into labels/ and only then fail in `seam.py tables`)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
+    for name in ("data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/traces/m.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+    done = subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == ("study.sh: data/studies/x/traces/m.jsonl has no built-in labels data/labels/m.jsonl to "
+                           "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
+    assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
 
 PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "report",
          "scripts", "data")

@@ -12,11 +12,12 @@ from support.fakeserver import RESPONSES, edited, serve, write_config
 from support.samples import BENCHMARK_SHA, make_requests
 
 from common.errors import UserError
+from common.files import sha256_text
 from common.traces import read_final
 from runner import providers
 from runner.ask import ask, canonical_body
 from runner.retry import RetryPolicy
-from runner.run import run, sha256_text
+from runner.run import run
 from runner.transport import post
 
 KEY = "sk-seam-test-0123456789abcdef"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmark.conditions import builtin_only
 from benchmark.dataset import Benchmark
 from common import jsonl
 from common.errors import UserError
@@ -24,6 +25,9 @@ from common.records import CONDITIONS, Cluster, TraceRow, shown
 from common.traces import model_of, read_final
 from scorer.extract import extract
 
+# The conditions the validity checks read: the built-in ones (their clean-contrasts and syntax checks are defined
+# for those layouts); a trace or label of a condition file's is refused saying so (docs/CONDITIONS.md).
+BUILTIN_ONLY = builtin_only("the validity checks read the built-in conditions' traces and labels only")
 
 def trace_files(paths) -> list[Path]:
     """The trace files named, a directory standing for its `*.jsonl` files."""
@@ -46,9 +50,7 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
         model_of(trace)  # one model per file, as the scorer requires
         for rid, row in trace.final.items():
             where = trace.where[rid]
-            if row.condition not in CONDITIONS:
-                raise UserError(f"{where}: condition {shown(row.condition)} is not a built-in one; the validity "
-                                "checks read the built-in conditions' traces only (docs/CONDITIONS.md)")
+            BUILTIN_ONLY.get(row.condition, where)
             if row.cluster not in benchmark.by_name:
                 raise UserError(f"{where}: cluster {shown(row.cluster)} is not in the benchmark "
                                 "(traces from another benchmark version?)")

@@ -20,7 +20,7 @@ from common.records import Cluster
 from stats.labels import load_labels
 from stats.render import Table, to_csv, to_latex, to_markdown
 from validity import functional, provenance
-from validity.inputs import read_outputs
+from validity.inputs import BUILTIN_ONLY, read_outputs
 from validity.sandbox import DEFAULT_LIMITS, Limits
 from validity.sensitivity import provenance_sensitivity_table
 from validity.tables import (
@@ -83,7 +83,7 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
         flags_table(model_flags, options, notes),
     ]
     if labels is not None:
-        tables.append(provenance_sensitivity_table(load_labels(labels)[0], model_flags, options))
+        tables.append(provenance_sensitivity_table(load_labels(labels, BUILTIN_ONLY)[0], model_flags, options))
     functional_items = None
     if execute:
         tested = {c.cluster for c in benchmark.clusters if c.tests}
