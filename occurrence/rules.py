@@ -19,7 +19,11 @@ import re
 # ---------------------------------------------------------------------------------------------- sizes
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-WORD = re.compile(r"\S*?[^\W_]\S*")  # a white-space separated token with a letter or digit in it
+# A white-space separated token with a letter or digit in it, matched from the token's start only: its
+# first letter or digit after any run of punctuation, then the rest of the token. (`\S*?[^\W_]\S*`, the
+# obvious spelling, is tried again at every character of a token without one: quadratic in a line of
+# 100,000 dashes, minutes for one message.)
+WORD = re.compile(r"(?<!\S)(?:[^\w\s]|_)*[^\W_]\S*")
 
 
 def word_count(text: str) -> int:
@@ -83,7 +87,10 @@ CODE_ONLY = frozenset({"end", "fi", "done", "esac", "endif", "begin", "then", "d
                        "})", "]);", ");", "...", "</div>"})
 TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>?")
 CALL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)\s*;?|[a-z]+_\w*\(.*\)\s*;?")
-KEY_VALUE = re.compile(r"[a-z]+(?:[A-Z_][A-Za-z0-9_]*)+:\s+\S|\"?[\w.-]+\"?:\s*(?:['\"\[{\d]|true\b|false\b|null\b)")
+# A `camelCase: value` or `key: "value"` line. The camelCase name is one run of letters, digits and
+# underscores after its first capital or underscore: written as a repeated group, `(?:[A-Z_][A-Za-z0-9_]*)+`,
+# the same names took exponential time on a line such as "atgCGTACGTACGT…" (a DNA sequence) with no colon.
+KEY_VALUE = re.compile(r"[a-z]+[A-Z_][A-Za-z0-9_]*:\s+\S|\"?[\w.-]+\"?:\s*(?:['\"\[{\d]|true\b|false\b|null\b)")
 ASSIGNMENT = re.compile(r"[A-Za-z_$][\w$.\[\]'\"]*\s*(?:[-+*/%|&^]|\?\?|//|\*\*)?=(?!=)\s*\S")
 SYMBOL = re.compile(r"[{}\[\]()<>;=_$|&*/\\#@^~`]")
 
@@ -232,9 +239,14 @@ FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|my|me|mine|myself|we|we'
 LIST_ITEM = re.compile(r"\s*(?:[-*•+]\s|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
 URL_ONLY = re.compile(r"\s*(?:\S+://\S+|www\.\S+)\s*")
 OUTPUT_LINE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|at [\w$.<>]+\(|"
-                         r"[\w.]*(?:Error|Exception|Warning)\b[\w.]*:|\[?\d{4}-\d\d-\d\d[ T]\d|"
+                         r"\[?\d{4}-\d\d-\d\d[ T]\d|"
                          r"\[(?:INFO|WARN|WARNING|ERROR|DEBUG)\]|(?:INFO|WARN|ERROR|DEBUG)\s*[:\[]|"
                          r"Process finished|Exit code|Press any key|\(?\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?\)?\s)")
+# An exception's name opening a line ("ValueError: …", "java.lang.NullPointerException: …"): the dotted
+# name before the first colon, then the name checked on its own (one regex for both retried the name's end
+# at every "Error" of a long dotted token: quadratic).
+ERROR_NAME = re.compile(r"\s*([\w.]+):")
+ERROR_WORD = re.compile(r"(?:Error|Exception|Warning)\b")
 SIGN_OFF = re.compile(r"\s*(?:many thanks|thanks|thank you|best regards|kind regards|warm regards|regards|best|"
                       r"sincerely|yours sincerely|yours truly|yours|cheers|respectfully|warmly|all the best)"
                       r"\s*[,.!]?\s*", re.IGNORECASE)
@@ -270,7 +282,13 @@ def is_output(tail: str) -> bool:
     >>> is_output("TypeError: 'NoneType' object is not subscriptable"), is_output("it throws an error")
     (True, False)
     """
-    return any(OUTPUT_LINE.match(line) for line in tail.split("\n") if not is_blank(line))
+    return any(OUTPUT_LINE.match(line) or _error_name(line) for line in tail.split("\n") if not is_blank(line))
+
+
+def _error_name(line: str) -> bool:
+    """The line opens with an exception's name and a colon ("TypeError: …", "a.b.FooException: …")."""
+    match = ERROR_NAME.match(line)
+    return match is not None and ERROR_WORD.search(match.group(1)) is not None
 
 
 def is_url_only(tail: str) -> bool:
@@ -468,14 +486,17 @@ def rejects(tail: str, artifact: str, kind: str, separator: str = "blank") -> st
     >>> rejects("def g(): pass", "def f(x):\\n    return 2 * x + 1", "code")
     'code'
     """
-    checks = (("size", not remark_size_ok(tail)), ("longer than half the artifact",
-                                                    not shorter_than_artifact(artifact, tail)),
-              ("code", has_code_line(tail)), ("output", is_output(tail)), ("link", is_url_only(tail)),
-              ("list item", is_list_item(tail)), ("sign-off", is_sign_off(tail)),
-              ("announces more", introduces_more(tail)), ("heading", is_heading(tail)),
-              ("dialogue", is_dialogue_line(tail)), ("interface text", is_interface_text(tail)))
+    # Asked in this order, and no further than the first that fails: the size check comes first, so that
+    # the other rules only ever read a tail of 40 words (though its lines may still be long).
+    checks = (("size", lambda: not remark_size_ok(tail)),
+              ("longer than half the artifact", lambda: not shorter_than_artifact(artifact, tail)),
+              ("code", lambda: has_code_line(tail)), ("output", lambda: is_output(tail)),
+              ("link", lambda: is_url_only(tail)), ("list item", lambda: is_list_item(tail)),
+              ("sign-off", lambda: is_sign_off(tail)), ("announces more", lambda: introduces_more(tail)),
+              ("heading", lambda: is_heading(tail)), ("dialogue", lambda: is_dialogue_line(tail)),
+              ("interface text", lambda: is_interface_text(tail)))
     for reason, failed in checks:
-        if failed:
+        if failed():
             return reason
     if kind == "prose" and not any(rule(tail) for rule in STRONG_MARKERS.values()):
         return "no strong marker after prose"
