@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import re
+import sys
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -371,6 +372,11 @@ def _array(corpus: Corpus) -> Iterator[Item]:
                     return TruncatedTail(line, offset, len(text.buf.encode("utf-8")) + text.lost)
             except RecursionError:
                 raise _damaged(text, pos, "JSON nested too deeply to read") from None
+            except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
+                if "integer string conversion" not in str(exc):
+                    raise
+                raise _damaged(text, pos, f"a number of more than {sys.get_int_max_str_digits():,} digits in "
+                               "this object") from None
         line, offset = text.where(pos)
         yield Item(value, line, offset)
         pos, expect_value, first = end, False, False
@@ -405,13 +411,35 @@ def _lines(corpus: Corpus) -> Iterator[Item]:
             try:
                 value = jsonl.parse(line)
             except jsonl.BadJson as exc:
-                if not following and not line.endswith(b"\n"):  # the last line, cut short
+                if not following and not line.endswith(b"\n") and _line_cut_short(line):
                     return TruncatedTail(number, start, len(line))
                 raise UserError(f"{corpus.name}:{number}: byte {start:,}: expected one JSON object per line "
                                 f"({exc.reason}); the corpus is damaged here") from None
             yield Item(value, number, start)
         line = following
     return TruncatedTail(number + 1, offset, 0) if corpus.cut_short() else None
+
+
+def _line_cut_short(line: bytes) -> bool:
+    """Whether a last line (no newline after it) that does not parse fails only because the file ends there:
+    inside a string, a token, or a character's bytes, with nothing wrong before. Anything else (a whole object
+    and more after it, bytes that are not UTF-8, a wrong token) is damage, not a cut.
+
+    >>> _line_cut_short(b'{"id": "a", "messages": [{"content": "Gr\\xc3'), _line_cut_short(b'{"id": "a"} xx')
+    (True, False)
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        text = decoder.decode(line)  # not final: the bytes of a character cut in two are held back, not refused
+    except UnicodeDecodeError:
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _cut_short(text, exc)
+    except (RecursionError, ValueError):
+        return False
+    return False  # a whole object, then part of a character: garbage after it
 
 
 def _readline(corpus: Corpus) -> bytes:

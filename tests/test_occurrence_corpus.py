@@ -141,6 +141,34 @@ def test_a_json_lines_file_cut_inside_its_last_line_loses_only_that_line(tmp_pat
     assert reader.truncated.line == len(chats) and reader.truncated.bytes == len(text.splitlines()[-1]) - 29
 
 
+def test_a_json_lines_file_cut_inside_a_character_of_its_last_line_loses_only_that_line(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes('{"id": "a", "messages": []}\n{"id": "b", "messages": [{"content": "Grüße'.encode()[:-3])
+    values, reader, _ = _read(path)
+    assert len(values) == 1 and (reader.truncated.line, reader.truncated.offset) == (2, 28)
+
+
+@pytest.mark.parametrize(("last", "reason"), [
+    (b'{"id": "b", "messages": []} garbage', "Extra data"),
+    (b'{"id": "b", "messages": [}', "Expecting value"),
+    (b'{"id": "b", "messages": ["\xff', "not UTF-8"),
+])
+def test_a_last_line_without_its_newline_that_is_damaged_not_cut_is_an_error(tmp_path, last, reason):
+    """Only a line that stops where the file stops (inside a string, a token, a character) is a cut; a
+    last line with damage before its end was skipped as one, and what it held was lost silently."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "messages": []}\n' + last)
+    with pytest.raises(UserError, match=rf"bad.jsonl:2: byte 28: expected one JSON object per line \(.*{reason}"):
+        _read(path)
+
+
+def test_a_number_too_long_to_read_is_one_line_in_an_array_too(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('[{"id": "a", "conversations": []},\n{"id": ' + "9" * 5000 + "}]", encoding="utf-8")
+    with pytest.raises(UserError, match=r"bad.json:2: byte 35: a number of more than 4,300 digits"):
+        _read(path)
+
+
 def test_a_whole_last_line_without_its_newline_is_read(tmp_path):
     path = tmp_path / "c.jsonl"
     path.write_text('{"id": "a", "messages": []}\n{"id": "b", "messages": []}', encoding="utf-8")
