@@ -69,7 +69,7 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
     cut = [ref.truncated for ref in header.corpora if ref.truncated is not None]
     rows = [_plain("corpus files read", len(header.corpora)),
             _plain("conversations read (complete)", header.conversations),
-            _plain("corpus files cut short at their end (last object skipped)", sum(t.bytes > 0 for t in cut)),
+            _plain("corpus files cut short at their end (read up to the cut)", len(cut)),
             _plain("bytes skipped in those cut-short tails", sum(t.bytes for t in cut)),
             _plain("turns read", header.turns),
             _plain("user turns screened", header.user_turns),

@@ -12,7 +12,16 @@ import urllib.parse
 
 import pytest
 from support.fakeserver import serve, write_config
-from support.occurrencedata import NEGATIVES, PLANTS, POSITIVES, all_output_text, conversations, write_corpus
+from support.occurrencedata import (
+    NEGATIVES,
+    PLANTS,
+    POSITIVES,
+    all_output_text,
+    array_text,
+    conversations,
+    sharegpt_rows,
+    write_corpus,
+)
 
 import seam
 from common import jsonl
@@ -349,6 +358,24 @@ def test_the_report_counts_every_stage_and_the_confirmed_share(drawn, tmp_path):
     assert "human-confirmed share,2,3,0.666667," in csv
     provenance = jsonl.parse((first / "occurrence_provenance.json").read_bytes())
     assert provenance["answers"]["reviewer"] == "ada" and provenance["corpora"][0]["file"] == "chat.json"
+
+
+def test_the_report_counts_every_file_cut_short_even_where_no_object_was_lost(tmp_path):
+    """A .gz cut between two lines and an array cut between two objects lose no object of their own, but
+    their ends are missing all the same: the header marks them cut short, and so must the report (it counted
+    only the files that lost bytes of an object)."""
+    import gzip
+
+    text = "".join(jsonl.dumps(row) for row in sharegpt_rows(conversations()))
+    data = gzip.compress(text.encode("utf-8"))
+    (tmp_path / "a.jsonl.gz").write_bytes(data[:-9])  # the deflate stream's end and the trailer are missing
+    array = array_text(sharegpt_rows(conversations()))
+    (tmp_path / "b.json").write_text(array[:array.rindex(",\n  {") + 1], encoding="utf-8")
+    out = tmp_path / "c.jsonl"
+    assert _main(["occurrence", "screen", str(tmp_path / "a.jsonl.gz"), str(tmp_path / "b.json"),
+                  "--format", "sharegpt", "--out", str(out)]) == 0
+    rows = {row[0]: row[1] for row in report.build(out).tables[0].rows}
+    assert rows["corpus files cut short at their end (read up to the cut)"] == 2
 
 
 def test_the_report_refuses_a_sample_of_other_candidates(drawn, tmp_path):
