@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import non_negative_int, positive_int
+from common.argtypes import non_negative_int, port, positive_int
 
 FORMAT_HELP = ("the corpus's row shape: sharegpt ({id, conversations: [{from, value}]}), wildchat "
                "({conversation_hash, conversation: [{role, content}]}), lmsys ({conversation_id, conversation}), "
@@ -129,7 +129,7 @@ def add_commands(subparsers) -> None:
     _corpus_arguments(annotate, screening=False)
     annotate.add_argument("--reviewer", default=None, metavar="NAME",
                           help="who answers (needed for the first answer; must match the file's reviewer after)")
-    annotate.add_argument("--port", type=non_negative_int, default=DEFAULT_PORT,
+    annotate.add_argument("--port", type=port, default=DEFAULT_PORT,
                           help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
     annotate.set_defaults(func=run_annotate)
 
