@@ -148,9 +148,26 @@ def add_commands(subparsers) -> None:
     report.set_defaults(func=run_report)
 
 
+def check_out(out: str, option: str, inputs, what: str) -> None:
+    """Refuse an output path before any work is done (a screen may take an hour): a folder where a file is
+    to be written, or one of the command's own input files, which the output would replace."""
+    from pathlib import Path
+
+    from common.errors import UserError
+
+    path = Path(out)
+    if path.is_dir():
+        raise UserError(f"{option} {out}: is a folder, expected the {what} file to write")
+    for given in inputs:
+        if Path(given).exists() and path.exists() and path.samefile(given):
+            raise UserError(f"{option} {out}: is an input of this command ({given}); writing the {what} there "
+                            "would replace it")
+
+
 def run_screen(args) -> int:
     from occurrence import screen
 
+    check_out(args.out, "--out", args.corpus, "candidates")
     result = screen.screen(args.corpus, args.format, member=args.member)
     screen.write(result, args.out)
     header = result.header
@@ -167,6 +184,9 @@ def run_screen(args) -> int:
 def run_judge(args) -> int:
     from occurrence import judge
 
+    inputs = [args.candidates, *args.corpus, args.config]
+    check_out(args.out, "--out", [*inputs, args.traces], "judged")
+    check_out(args.traces, "--traces", inputs, "trace")
     summary = judge.judge(args.candidates, corpus=args.corpus, fmt=args.format, config_path=args.config,
                           traces=args.traces, out=args.out, limit=args.limit,
                           retry_unusable=args.retry_unusable, retry_failed=args.retry_failed)

@@ -100,6 +100,29 @@ def test_a_corpus_without_a_complete_conversation_is_refused(tmp_path, capsys):
     assert "no complete conversation in it" in capsys.readouterr().err
 
 
+def test_a_wrong_out_is_refused_before_the_corpus_is_read(screened, tmp_path, capsys):
+    """--out a folder failed only once the whole corpus was screened (an hour for a large one), and --out the
+    corpus itself replaced the corpus with its candidates."""
+    corpus, out = screened
+    before = corpus.read_bytes()
+    for target, words in ((tmp_path, "is a folder, expected the candidates file to write"),
+                          (corpus, "is an input of this command")):
+        assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {target}: {words}" in err and "screen chat.json" not in err  # no progress: nothing read
+    assert corpus.read_bytes() == before
+    with serve() as server:
+        config = write_config(tmp_path / "judge.toml", server).path
+        for option, target in (("--out", out), ("--traces", corpus)):
+            argv = ["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", config,
+                    "--traces", str(tmp_path / "t.jsonl"), "--out", str(tmp_path / "j.jsonl")]
+            argv[argv.index(option) + 1] = str(target)
+            assert _main(argv) == 2
+            assert f"{option} {target}: is an input of this command" in capsys.readouterr().err
+        assert server.received == []
+    assert corpus.read_bytes() == before
+
+
 def test_every_step_has_help(capsys):
     for step in ("screen", "judge", "sample", "annotate", "report"):
         with pytest.raises(SystemExit) as done:
