@@ -218,11 +218,10 @@ def run_annotate(args) -> int:
     import signal
     import sys
 
-    from occurrence import annotate
-    from review import store as review_store
+    from occurrence import annotate, store
     from review.server import ReviewHTTPServer
 
-    with review_store.locked(args.sample):
+    with store.locked(args.sample):
         session = annotate.open_session(args.sample, args.reviewer, corpus=args.corpus, fmt=args.format)
         if session.moved_aside is not None:
             print(f"occurrence: moved a torn last line (never saved as an answer) to {session.moved_aside}",

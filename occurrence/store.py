@@ -10,13 +10,12 @@ with an fsync, a torn last line moved aside before the next session.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import jsonl
+from common import files, jsonl
 from common.errors import UserError
-from common.files import append_durable
+from common.files import append_durable, set_aside_tail
 from occurrence.records import (
     Answer,
     Candidate,
@@ -174,21 +173,13 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
 
 def move_torn_tail(sample: SampleFile) -> Path | None:
     """Move a torn last line (never acknowledged to the annotator) to `<file>.torn` and cut it off."""
-    if not sample.torn:
-        return None
-    aside = sample.path.with_name(sample.path.name + ".torn")
-    with open(sample.path, "rb") as f:
-        f.seek(sample.size)
-        tail = f.read()
-    with open(aside, "ab") as f:
-        f.write(tail + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    with open(sample.path, "r+b") as f:
-        f.truncate(sample.size)
-        f.flush()
-        os.fsync(f.fileno())
-    return aside
+    return set_aside_tail(sample.path, sample.size) if sample.torn else None
+
+
+def locked(path: str | Path):
+    """Hold an exclusive lock on the sample file while its page is served (`common.files.locked`)."""
+    return files.locked(path, what="sample file", made_by="seam.py occurrence sample",
+                        served_by="seam.py occurrence annotate")
 
 
 def append_answer(path: str | Path, answer: Answer) -> None:

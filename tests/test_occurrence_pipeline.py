@@ -349,6 +349,19 @@ def test_the_annotate_command_needs_a_reviewer_for_the_first_answer(drawn, capsy
     assert "say who answers with --reviewer NAME" in capsys.readouterr().err
 
 
+def test_a_second_page_on_the_same_sample_is_refused_in_the_occurrence_commands_words(drawn, tmp_path, capsys):
+    """The lock is the review store's; its messages spoke of review files and 'seam.py review serve'."""
+    corpus, out, path = drawn
+    with store.locked(path):
+        assert _main(["occurrence", "annotate", str(path), "--corpus", str(corpus), "--reviewer", "ada",
+                      "--port", "0"]) == 2
+    assert "another 'seam.py occurrence annotate' is serving this file; stop it first" in capsys.readouterr().err
+    missing = tmp_path / "none.sample.jsonl"
+    assert _main(["occurrence", "annotate", str(missing), "--corpus", str(corpus), "--port", "0"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        f"{missing}: no such sample file (make one with 'seam.py occurrence sample')")
+
+
 # ------------------------------------------------------------------------------------------- report
 
 def _answered(drawn, answers):
