@@ -88,7 +88,7 @@ def add_commands(subparsers) -> None:
                                                                              "(docs/RUNNER.md)")
     judge.add_argument("--traces", required=True, metavar="TRACES.jsonl",
                        help="the judge's trace file (appended to, resumable; holds model replies that may quote the "
-                            "corpus: never commit it)")
+                            "corpus: refused inside the kit's checkout, never commit it)")
     judge.add_argument("--out", required=True, metavar="JUDGED.jsonl", help="the judged file to write")
     judge.add_argument("--limit", type=positive_int, default=None, metavar="N",
                        help="judge only the first N unique candidates (in file order)")

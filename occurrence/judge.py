@@ -35,7 +35,7 @@ from occurrence.store import CandidatesFile, read_candidates
 from occurrence.texts import read_texts
 
 PROMPT_PATH = Path(__file__).resolve().with_name("judge_prompt.md")
-RELEASED_DATA = Path(__file__).resolve().parents[1] / "data"  # what the repository releases
+CHECKOUT = Path(__file__).resolve().parents[1]  # the kit's folder: anything in it may end up committed
 PLACEHOLDER = "{message}"
 VERSION_LINE = re.compile(r"judge-prompt-version: (\S+)\n---\n")
 CONDITION = "clean"  # the runner's trace ids name a benchmark condition; the judge sends the message as it is
@@ -87,12 +87,14 @@ def parse_verdict(output: str | None) -> str:
 
 
 def check_traces_path(traces) -> None:
-    """Refuse judge traces inside the repository's data/ folder: they hold the model's replies, which may quote
-    the corpus, and everything under data/ is released."""
+    """Refuse judge traces inside the kit's checkout: they hold the model's replies, which may quote the
+    corpus, and a file there is one `git add` away from the repository (everything under data/ is released;
+    a trace at the top of the checkout, where `--traces judge.jsonl` puts it, is untracked, not ignored)."""
     resolved = Path(traces).resolve()
-    if resolved.is_relative_to(RELEASED_DATA):
+    if resolved.is_relative_to(CHECKOUT):
         raise UserError(f"{traces}: the judge's traces hold model replies that may quote the corpus; keep them out "
-                        f"of {RELEASED_DATA} (everything there is released), e.g. in /tmp or a private folder")
+                        f"of the kit's checkout {CHECKOUT} (data/ is released, and anything else there may be "
+                        "committed), e.g. in /tmp or a private folder")
 
 
 def request_id(digest: str) -> str:

@@ -185,13 +185,17 @@ def test_the_judge_reads_only_the_corpus_the_candidates_came_from(screened, tmp_
                     traces=tmp_path / "t.jsonl", out=tmp_path / "j.jsonl", log=io.StringIO())
 
 
-def test_the_judges_traces_may_not_go_into_the_released_data(screened, tmp_path):
+@pytest.mark.parametrize("where", ["data/occurrence/judge.traces.jsonl", "judge.traces.jsonl",
+                                   "results/judge.traces.jsonl"])
+def test_the_judges_traces_may_not_go_into_the_checkout(screened, tmp_path, where, monkeypatch):
+    """Not under data/ (released), and not anywhere else in the checkout either: `--traces judge.jsonl` run
+    from the kit's folder put them at its top, untracked and one `git add -A` from being committed."""
     corpus, out = screened
+    monkeypatch.chdir(judge.CHECKOUT)
     with serve() as server, pytest.raises(UserError, match="the judge's traces hold model replies"):
         judge.judge(out, corpus=[corpus], fmt=None, config_path=write_config(tmp_path / "x.toml", server).path,
-                    traces=judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl", out=tmp_path / "j.jsonl",
-                    log=io.StringIO())
-    assert not (judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl").exists()
+                    traces=where, out=tmp_path / "j.jsonl", log=io.StringIO())
+    assert not (judge.CHECKOUT / where).exists() and not (judge.CHECKOUT / "results").exists()
 
 
 def test_a_changed_message_is_refused_not_judged(screened, tmp_path):
