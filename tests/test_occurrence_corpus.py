@@ -66,20 +66,39 @@ def test_integer_ids_are_read_as_their_decimal_string():
 
 
 @pytest.mark.parametrize(("fmt", "row", "message"), [
-    ("sharegpt", {"conversations": []}, "f.json:4: field 'id' is None, expected the conversation's id"),
-    ("sharegpt", {"id": "a", "conversations": "hi"}, "f.json:4: field 'conversations' is 'hi', expected a list"),
+    ("sharegpt", {"conversations": []}, "f.json:4: field 'id' is missing, expected the conversation's id"),
+    ("sharegpt", {"id": "", "conversations": []}, "f.json:4: field 'id' is '', expected the conversation's id"),
+    ("sharegpt", {"id": "a", "conversations": "hi"},
+     "f.json:4: field 'conversations' is a string, expected a list"),
     ("wildchat", {"conversation_hash": "a", "conversation": [{"role": "user"}]},
-     "f.json:4: turn 0: field 'content' is None, expected a string"),
+     "f.json:4: turn 0: field 'content' is missing, expected a string"),
     ("lmsys", {"conversation_id": "a", "conversation": [{"role": 1, "content": "x"}]},
-     "f.json:4: turn 0: field 'role' is 1, expected a string"),
-    ("jsonl", {"id": "a"}, "f.json:4: field 'conversation' is None, expected a list of turns"),
-    ("jsonl", {"id": "a", "messages": ["hi"]}, "f.json:4: turn 0 is 'hi', expected an object"),
-    ("jsonl", [1, 2], "f.json:4: expected a conversation object, found [1, 2]"),
+     "f.json:4: turn 0: field 'role' is a number, expected a string"),
+    ("jsonl", {"id": "a"}, "f.json:4: field 'conversation' is missing, expected a list of turns"),
+    ("jsonl", {"id": "a", "messages": None}, "f.json:4: field 'conversation' is null, expected a list of turns"),
+    ("jsonl", {"id": "a", "messages": ["hi"]}, "f.json:4: turn 0 is a string, expected an object"),
+    ("jsonl", [1, 2], "f.json:4: expected a conversation object, found an array"),
 ])
 def test_a_row_of_the_wrong_shape_is_one_line_naming_file_line_and_field(fmt, row, message):
     with pytest.raises(UserError) as caught:
         shapes.conversation(row, fmt, 0, "f.json:4")
     assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("fmt", shapes.FORMATS)
+def test_a_row_of_the_wrong_shape_is_refused_without_quoting_its_text(tmp_path, fmt, capsys):
+    """A turn whose text comes as a list of parts (as some exports write it), a turn that is a bare string,
+    a conversation that is one: the error said the value, up to 60 characters of the message."""
+    secret = "PLANT-9-secret words the user typed"
+    for turn in ({"role": "user", "from": "human", "content": [{"type": "text", "text": secret}],
+                  "value": [{"type": "text", "text": secret}]}, secret):
+        row = {"id": "a", "conversation_hash": "a", "conversation_id": "a", "conversations": [turn],
+               "conversation": [turn]}
+        path = tmp_path / "c.jsonl"
+        path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        with pytest.raises(UserError) as caught:
+            _screen(path, fmt)
+        assert "PLANT" not in str(caught.value) and "c.jsonl:1" in str(caught.value)
 
 
 # ------------------------------------------------------------------------------------------- cut short
