@@ -18,8 +18,6 @@ opens, and the review store's lock keeps a second server off the file.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +30,7 @@ from occurrence import store
 from occurrence.records import ANSWERS, NOTE_LIMIT, Answer, Case
 from occurrence.texts import read_texts
 from review.page import SCRIPT as REVIEW_SCRIPT
-from review.page import STYLE, escape
+from review.page import STYLE, document, escape, script_hash
 from review.records import check_reviewer
 from review.server import Refused
 
@@ -78,24 +76,13 @@ SCRIPT = """
 """
 
 
-def _digest(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
-
-
 # The review page's style; this page's script (and the review's, which its short message page carries).
-CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {_digest(STYLE)}; script-src {_digest(SCRIPT)} "
-                           f"{_digest(REVIEW_SCRIPT)}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {script_hash(STYLE)}; script-src {script_hash(SCRIPT)} "
+                           f"{script_hash(REVIEW_SCRIPT)}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 KEYS_HELP = ("<p class=\"muted\">Keys: <kbd>y</kbd> yes, <kbd>n</kbd> no, <kbd>u</kbd> unsure; <kbd>t</kbd> or "
              "<kbd>/</kbd> note (<kbd>Esc</kbd> leaves it, <kbd>Shift</kbd>+<kbd>Enter</kbd> new line); "
              "<kbd>Enter</kbd> save and next unanswered; <kbd>←</kbd> <kbd>→</kbd> previous / next message without "
              "saving.</p>")
-
-
-def _document(title: str, body: str) -> str:
-    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
-            f"<script>{SCRIPT}</script>\n</body></html>\n")
 
 
 def case_page(number: int, total: int, answered: int, reviewer: str, message: str, previous: Answer | None,
@@ -130,7 +117,7 @@ def case_page(number: int, total: int, answered: int, reviewer: str, message: st
     nav.append("<a href=\"/\">first unanswered message</a>")
     lines.append("<nav>" + "".join(nav) + "</nav>")
     lines.append(KEYS_HELP)
-    return _document(f"seam occurrence: message {number} of {total}", "\n".join(lines))
+    return document(f"seam occurrence: message {number} of {total}", "\n".join(lines), SCRIPT)
 
 
 def done_page(total: int, reviewer: str, saved: int | None) -> str:
@@ -142,7 +129,7 @@ def done_page(total: int, reviewer: str, saved: int | None) -> str:
                 "the old one): <a id=\"next\" href=\"/case/1\">message 1</a>. Stop the server with Ctrl+C, then run "
                 "<code>python seam.py occurrence report CANDIDATES.jsonl --answers SAMPLE.jsonl --out DIR</code>."
                 "</p>")
-    return _document("seam occurrence: done", "\n".join(body))
+    return document("seam occurrence: done", "\n".join(body), SCRIPT)
 
 
 def parse_form(body: bytes) -> tuple[str, str]:
