@@ -31,7 +31,7 @@ from occurrence.records import ANSWERS, NOTE_LIMIT, Answer, Case
 from occurrence.texts import read_texts
 from review.page import SCRIPT as REVIEW_SCRIPT
 from review.page import STYLE, document, escape, script_hash
-from review.records import check_reviewer
+from review.records import session_reviewer
 from review.server import Refused
 
 QUESTION = ("Does this message end with the user's own words (a remark, request, question or note to the assistant) "
@@ -209,14 +209,7 @@ def open_session(path: str | Path, reviewer: str | None, *, corpus, fmt: str | N
     moved = store.move_torn_tail(sample)
     if moved is not None:
         sample = store.read_sample(path)
-    if reviewer is None:
-        reviewer = sample.reviewer
-        if reviewer is None:
-            raise UserError(f"{path}: no answers yet; say who answers with --reviewer NAME")
-    check_reviewer(reviewer)
-    if sample.reviewer is not None and sample.reviewer != reviewer:
-        raise UserError(f"{path}: holds the answers of reviewer {sample.reviewer!r}; a sample file holds one "
-                        f"reviewer's answers, so {reviewer!r} needs their own copy")
+    reviewer = session_reviewer(path, reviewer, sample.reviewer, file="sample file", verb="answers")
     if not sample.cases:
         raise UserError(f"{path}: no cases to answer")
     texts = read_texts(sample.header.corpora, corpus, {(c.corpus, c.index, c.turn): c.message_sha256
