@@ -303,6 +303,23 @@ def test_a_gzip_cut_short_is_read_up_to_the_cut(tmp_path):
         assert values == [json.loads(line) for line in lines[:len(values)]]  # nothing lost before the cut
 
 
+def test_gzip_members_in_a_row_and_zero_padding_after_them_are_read(tmp_path):
+    """As gzip and gunzip read them: members concatenated (`cat a.gz b.gz`), zero bytes after the last (tape
+    padding); anything else after a member is damage."""
+    text = lines_text(sharegpt_rows(conversations()))
+    half = len(text) // 2
+    cut = text.rindex("\n", 0, half) + 1
+    data = gzip.compress(text[:cut].encode()) + gzip.compress(text[cut:].encode()) + b"\0" * 5000
+    path = tmp_path / "c.jsonl.gz"
+    path.write_bytes(data)
+    values, reader, corpus = _read(path)
+    assert values == [json.loads(line) for line in text.splitlines()] and reader.truncated is None
+    assert not corpus.cut_short()
+    path.write_bytes(data + b"garbage")
+    with pytest.raises(UserError, match="c.jsonl.gz: the compressed data is damaged"):
+        _read(path)
+
+
 def test_an_archive_member_is_found_or_named(tmp_path):
     wheel = tmp_path / "two.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
@@ -350,3 +367,38 @@ def test_a_json_lines_file_whose_first_line_is_longer_than_the_peek_is_read_whol
     values, reader, corpus = _read(path)
     assert values == rows and reader.truncated is None
     assert corpus.stream.count == path.stat().st_size  # every byte counted (and hashed) once
+
+
+# ------------------------------------------------------------------------------------------- memory
+
+CHUNK = stream.CHUNK
+
+@pytest.mark.parametrize("name", ["big.json", "big.jsonl", "big.jsonl.gz", "big.json.gz", "big.zip"])
+def test_a_corpus_is_read_in_constant_memory(tmp_path, name):
+    """A 30 MB corpus is screened with a few megabytes of memory: the reader holds a window of the text, not
+    the file, and only candidates are kept (here one conversation in a thousand is one). Its repetitive
+    text compresses a hundredfold: a .gz was inflated a compressed megabyte at a time, the whole corpus at
+    once (81 MB at the peak)."""
+    import tracemalloc
+
+    chat = conversations(repeat_first=False)
+    filler = [("user", "What is the capital of France? " * 40), ("assistant", "Paris. " * 200)]
+    chats = [(f"c{n}", chat[0][1] if n % 1000 == 0 else filler) for n in range(12_000)]
+    rows = sharegpt_rows(chats)
+    text = array_text(rows) if name.endswith(".json") else lines_text(rows)
+    data = text.encode("utf-8")
+    path = tmp_path / name
+    if name.endswith(".zip"):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("corpus.json", data)
+    else:
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert len(data) > 30_000_000 and (path.stat().st_size < CHUNK) == name.endswith((".gz", ".zip"))
+    tracemalloc.start()
+    try:
+        result = _screen(path, "sharegpt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.header.conversations == len(chats) and result.header.candidates == 12
+    assert peak < 8_000_000, f"{peak:,} bytes at the peak for {len(data):,} bytes of corpus"
