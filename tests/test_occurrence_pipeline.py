@@ -62,6 +62,26 @@ def test_the_screen_keeps_the_positives_and_counts_each_repeated_message_once(sc
                                                                                  "json_array", None, None)
 
 
+def test_the_screen_reports_progress_rate_and_eta_then_the_time_it_took(tmp_path):
+    from occurrence.progress import Progress
+
+    log, now = io.StringIO(), [0.0]
+    progress = Progress(log, "screen c.json", 1000, "messages/s", interval_s=10, clock=lambda: now[0])
+    for step in range(1, 40):
+        now[0] = float(step)
+        progress.update(25 * step, 100 * step, f"{step} conversations")
+    progress.update(1000, 4000, "40 conversations", final=True)
+    lines = log.getvalue().splitlines()
+    assert lines[:2] == ["screen c.json: 2.5 % of the corpus · 1 conversations · 100 messages/s · ETA 0m39s",
+                         "screen c.json: 27.5 % of the corpus · 11 conversations · 100 messages/s · ETA 0m29s"]
+    assert len(lines) == 5  # one every 10 s, and the last
+    assert lines[-1].endswith("100.0 % of the corpus · 40 conversations · 103 messages/s · took 0m39s")
+    corpus = write_corpus(tmp_path / "c.jsonl", "lmsys")
+    log = io.StringIO()
+    screen.screen(corpus, "lmsys", log=log)
+    assert "screen c.jsonl: 100.0 % of the corpus · 9 conversations · 5 candidates ·" in log.getvalue()
+
+
 def test_the_screen_writes_the_same_bytes_for_the_same_file_anywhere(screened, tmp_path):
     corpus, out = screened
     elsewhere = tmp_path / "other" / "chat.json"
