@@ -132,6 +132,35 @@ def done_page(total: int, reviewer: str, saved: int | None) -> str:
     return document("seam occurrence: done", "\n".join(body), SCRIPT)
 
 
+QUOTE_RUN = 40  # characters of a message a note must not repeat (tests/test_occurrence_release.py's run)
+QUOTE_WORD_CHARACTERS = 10  # … when they hold this many letters or digits (40 spaces are nobody's text)
+
+
+def quoted_run(note: str, message: str) -> str | None:
+    """A run of `QUOTE_RUN` characters of the note that the message holds too (and that holds text), or None.
+
+    The note is for the annotator's own words, and the sample file it is saved in may be released: a note
+    that pastes the message would carry its text out. Every such run holds a whole window of half its length
+    starting at a multiple of that length in the note, so only those windows are looked for first.
+
+    >>> message = "Summarise this:\\n\\nThe committee met on Tuesday to review the budget.\\n\\nthanks"
+    >>> quoted_run("says 'The committee met on Tuesday to review the budget' and thanks", message)
+    'The committee met on Tuesday to review t'
+    >>> quoted_run("a pasted minute, then a thank-you", message) is None
+    True
+    """
+    half = QUOTE_RUN // 2
+    for start in range(0, len(note) - half + 1, half):
+        if note[start:start + half] not in message:
+            continue
+        for first in range(max(0, start + half - QUOTE_RUN), start + 1):
+            run = note[first:first + QUOTE_RUN]
+            if (len(run) == QUOTE_RUN and sum(char.isalnum() for char in run) >= QUOTE_WORD_CHARACTERS
+                    and run in message):
+                return run
+    return None
+
+
 def parse_form(body: bytes) -> tuple[str, str]:
     """(answer, note) from a form body; anything else is `Refused`.
 
@@ -191,8 +220,12 @@ class AnnotationSession:
         self.answer(number, answer, note)
 
     def answer(self, number: int, answer: str, note: str = "") -> Answer:
-        """Save one answer durably, then take it into the state."""
+        """Save one answer durably, then take it into the state; a note that quotes the message is `Refused`."""
         case = self.cases[number - 1]
+        if quoted_run(note, self.messages[number]) is not None:
+            raise Refused(HTTPStatus.BAD_REQUEST, f"The note repeats {QUOTE_RUN} characters or more of the message. "
+                                                  "Describe it in your own words: the sample file holds no message "
+                                                  "text. Nothing was saved.")
         moment = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         row = Answer(kind="answer", case=number, message_sha256=case.message_sha256, reviewer=self.reviewer,
                      answer=answer, note=note, answered_at=moment)

@@ -358,6 +358,25 @@ def test_answers_are_appended_as_given_and_a_new_session_continues(drawn):
         annotate.open_session(path, "bob", corpus=[corpus])
 
 
+def test_a_note_that_quotes_the_message_is_refused_and_nothing_is_saved(drawn):
+    """The sample file may be released; the note is for the annotator's own words. A note that pasted 40
+    characters of the message was saved as it was."""
+    corpus, out, path = drawn
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    before = path.read_bytes()
+    quote = session.messages[1][5:60]
+    page = _Page(session)
+    try:
+        reply, html = page.answer(1, "yes", f"it says: {quote}")
+        assert reply.status == 400 and "repeats 40 characters or more of the message" in html
+        assert path.read_bytes() == before
+        reply, _ = page.answer(1, "yes", f"short quote '{quote[:30]}' is fine")
+        assert reply.status == 303
+    finally:
+        page.stop()
+    assert [a.note for a in store.read_sample(path).answers] == [f"short quote '{quote[:30]}' is fine"]
+
+
 def test_a_torn_last_line_is_moved_aside_when_a_session_opens(drawn):
     corpus, out, path = drawn
     with open(path, "ab") as f:
