@@ -94,6 +94,8 @@ def add_commands(subparsers) -> None:
                        help="judge only the first N unique candidates (in file order)")
     judge.add_argument("--retry-unusable", action="store_true", help="ask again the unusable ones")
     judge.add_argument("--retry-failed", action="store_true", help="ask again the failed ones")
+    judge.add_argument("--move-torn", action="store_true",
+                       help="move a torn last line of --traces (a crash mid-write; never an answer) aside first")
     judge.set_defaults(func=run_judge)
 
     sample = steps.add_parser(
@@ -189,7 +191,8 @@ def run_judge(args) -> int:
     check_out(args.traces, "--traces", inputs, "trace")
     summary = judge.judge(args.candidates, corpus=args.corpus, fmt=args.format, config_path=args.config,
                           traces=args.traces, out=args.out, limit=args.limit,
-                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed)
+                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
+                          move_torn=args.move_torn)
     header = summary.header
     print(f"occurrence: judged {header.judged:,} unique candidates with {header.model}: yes {header.yes:,}, no "
           f"{header.no:,}, unparsable {header.unparsable:,}, unanswered {header.unanswered:,}; wrote {args.out}")

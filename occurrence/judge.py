@@ -29,7 +29,7 @@ from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
 from common.records import Request
-from common.traces import read_final
+from common.traces import read_final, scan
 from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
 from occurrence.store import CandidatesFile, read_candidates
 from occurrence.texts import read_texts
@@ -97,6 +97,26 @@ def check_traces_path(traces) -> None:
                         "committed), e.g. in /tmp or a private folder")
 
 
+def check_trace(traces, model: str, prompt: Prompt, *, move_torn: bool) -> None:
+    """Refuse, in the judge's own words, a trace file this run must not extend: one with a torn last line
+    (unless `move_torn`), another model's, or one asked with another judge prompt. (The runner refuses the
+    same, but names `seam.py run` and its --out, which the judge does not have.)"""
+    path = Path(traces)
+    trace = scan(path)
+    if trace.torn is not None and not move_torn:
+        raise UserError(f"{path}:{trace.torn.line}: the last line is torn ({trace.torn.size} bytes without a final "
+                        "newline, left by a crash mid-write; never an answer); rerun the same command with "
+                        "--move-torn to move it aside")
+    for row_id, row in trace.final.items():
+        where = trace.where[row_id]
+        if row.model != model:
+            raise UserError(f"{where}: this trace holds the answers of model {row.model!r}, the config is "
+                            f"{model!r}; give another --traces")
+        if row.benchmark_sha256 != prompt.sha256:
+            raise UserError(f"{where}: asked with another judge prompt (SHA-256 {row.benchmark_sha256[:12]}…); this "
+                            f"is version {prompt.version} ({prompt.sha256[:12]}…): give a new --traces")
+
+
 def request_id(digest: str) -> str:
     """The trace id of the judge request for the message with SHA-256 `digest`."""
     return f"occ-{digest}/{CONDITION}"
@@ -120,7 +140,7 @@ class Judgement:
 
 
 def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out, limit: int | None = None,
-          retry_unusable: bool = False, retry_failed: bool = False, log=None,
+          retry_unusable: bool = False, retry_failed: bool = False, move_torn: bool = False, log=None,
           policy=None, prompt_path: str | Path = PROMPT_PATH) -> Judgement:
     """Judge the unique candidates (the first `limit`), append the answers to `traces`, write `out`."""
     from runner.config import load_config
@@ -134,11 +154,12 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
         raise UserError(f"{candidates_path}: no candidates to judge")
     config = load_config(config_path)
     prompt = load_prompt(prompt_path)
+    check_trace(traces, config.name, prompt, move_torn=move_torn)
     texts = read_texts(file.header.corpora, corpus, {c.key: c.message_sha256 for c in unique}, fmt=fmt)
     requests = [make_request(c.message_sha256, texts[c.key], prompt) for c in unique]
     del texts
-    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed, log=log,
-                  policy=policy)
+    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed,
+                  move_torn=move_torn, log=log, policy=policy)
     result = collect(file, unique, traces, config.name, prompt)
     result = Judgement(result.header, result.rows, summary.stopped)
     jsonl.write(out, result.lines(), "judged rows")

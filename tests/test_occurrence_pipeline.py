@@ -184,6 +184,47 @@ def test_the_judge_asks_each_unique_candidate_once_through_the_runner_and_resume
     assert sorted(sent[:4]) == sorted(prompt.render(text) for text in POSITIVES) and "<<<MESSAGE>>>" in sent[0]
 
 
+def test_the_judge_limit_asks_the_first_unique_candidates_and_a_rerun_asks_the_rest(screened, tmp_path):
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        first = _judge(server, tmp_path, corpus, out, limit=2)
+        assert [row.verdict for row in first.rows] == ["yes", "no"] and len(server.received) == 2
+        assert [row.message_sha256 for row in first.rows] == [c.message_sha256 for c in
+                                                               store.read_candidates(out).unique()[:2]]
+        rest = _judge(server, tmp_path, corpus, out)
+        assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and len(server.received) == 4
+
+
+def test_a_trace_of_another_prompt_model_or_torn_is_refused_in_the_judges_words(screened, tmp_path):
+    """The runner refuses them too, but told the judge's user to 'use a new --out' (the judged file) and to
+    rerun 'seam.py run' with --move-torn, which the judge did not have."""
+    corpus, out = screened
+    traces = tmp_path / "judge.traces.jsonl"
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out, limit=1)
+        changed = tmp_path / "prompt.md"
+        changed.write_text(judge.PROMPT_PATH.read_text(encoding="utf-8").replace(
+            "judge-prompt-version: 1", "judge-prompt-version: 2"), encoding="utf-8")
+        with pytest.raises(UserError, match=r"judge.traces.jsonl:1: asked with another judge prompt .*this is "
+                                            r"version 2 .*give a new --traces"):
+            _judge(server, tmp_path, corpus, out, prompt_path=changed)
+        other = tmp_path / "other.toml"
+        other.write_text((tmp_path / "judge.toml").read_text(encoding="utf-8").replace(
+            'name = "fake-openai"', 'name = "other-model"'), encoding="utf-8")
+        with pytest.raises(UserError, match="holds the answers of model 'fake-openai', the config is "
+                                            "'other-model'; give another --traces"):
+            judge.judge(out, corpus=[corpus], fmt=None, config_path=other, traces=traces,
+                        out=tmp_path / "j.jsonl", log=io.StringIO(), policy=FAST)
+        with open(traces, "ab") as f:
+            f.write(b'{"id": "occ-')
+        with pytest.raises(UserError, match="the last line is torn .*rerun the same command with --move-torn"):
+            _judge(server, tmp_path, corpus, out)
+        asked = len(server.received)
+        assert [row.verdict for row in _judge(server, tmp_path, corpus, out, move_torn=True).rows] == [
+            "yes", "no", "yes", "no"] and len(server.received) == asked + 3
+    assert [path.read_bytes() for path in tmp_path.glob("judge.traces.jsonl.torn-*")] == [b'{"id": "occ-']
+
+
 def test_the_judge_cli_says_how_many_are_unanswered_and_exits_1(screened, tmp_path, capsys):
     corpus, out = screened
     with serve(_script([["say:yes"], ["say:no"], ["400"], ["say:yes"]])) as server:
