@@ -239,7 +239,8 @@ def test_the_judge_cli_says_how_many_are_unanswered_and_exits_1(screened, tmp_pa
 def test_the_judge_reads_only_the_corpus_the_candidates_came_from(screened, tmp_path):
     corpus, out = screened
     other = write_corpus(tmp_path / "other.json", "sharegpt", chats=conversations(repeat_first=False))
-    with serve() as server, pytest.raises(UserError, match="not a corpus these candidates were screened from"):
+    refusal = r"^--corpus .*other.json: not a corpus these candidates were screened from"
+    with serve() as server, pytest.raises(UserError, match=refusal):
         _judge(server, tmp_path, other, out)
     with serve() as server, pytest.raises(UserError, match="--format lmsys, but chat.json was screened as sharegpt"):
         judge.judge(out, corpus=[corpus], fmt="lmsys", config_path=write_config(tmp_path / "x.toml", server).path,
