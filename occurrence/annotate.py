@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from common.errors import UserError
+from common.records import without_surrogates
 from occurrence import store
 from occurrence.records import ANSWERS, NOTE_LIMIT, Answer, Case
 from occurrence.texts import read_texts
@@ -94,7 +95,7 @@ def case_page(number: int, total: int, answered: int, reviewer: str, message: st
     if error:
         lines.append(f"<div class=\"error\" role=\"alert\">{escape(error)}</div>")
     lines.append("</header>")
-    lines.append(f"<section><h2>The user's message</h2><pre>{escape(message)}</pre></section>")
+    lines.append(f"<section><h2>The user's message</h2><pre>{escape(without_surrogates(message))}</pre></section>")
     lines.append(f"<form id=\"answer\" method=\"post\" action=\"/case/{number}\">")
     if previous is not None:
         lines.append("<p class=\"muted\">Answered before; saving again replaces that answer (the file keeps "

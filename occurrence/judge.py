@@ -28,7 +28,7 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
-from common.records import Request
+from common.records import Request, without_surrogates
 from common.traces import read_final, scan
 from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
 from occurrence.store import CandidatesFile, read_candidates
@@ -123,7 +123,9 @@ def request_id(digest: str) -> str:
 
 
 def make_request(digest: str, message: str, prompt: Prompt) -> Request:
-    rendered = prompt.render(message)
+    """The runner's request for one message; a lone surrogate in it (JSON allows one, UTF-8 cannot send it)
+    goes to the model as U+FFFD."""
+    rendered = without_surrogates(prompt.render(message))
     return Request(id=request_id(digest), cluster=f"occ-{digest}", source="occurrence", genre="prose",
                    license="unknown", condition=CONDITION, message=rendered, artifact="", comment=None,
                    comment_id=None, witness=None, proposition=None, benchmark_sha256=prompt.sha256)

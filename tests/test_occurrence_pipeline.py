@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import http.client
 import io
+import json
 import threading
 import urllib.parse
 
@@ -445,6 +446,25 @@ def test_a_second_page_on_the_same_sample_is_refused_in_the_occurrence_commands_
     assert _main(["occurrence", "annotate", str(missing), "--corpus", str(corpus), "--port", "0"]) == 2
     assert capsys.readouterr().err.strip().endswith(
         f"{missing}: no such sample file (make one with 'seam.py occurrence sample')")
+
+
+def test_a_message_with_a_lone_surrogate_is_judged_and_shown_with_a_replacement_character(tmp_path):
+    """JSON allows "\\ud800" and the screen reads it (checksummed as its escape's bytes), but UTF-8 cannot
+    carry it: the judge's request and the page failed with a UnicodeEncodeError."""
+    text = POSITIVES[0].replace("btw", "btw \ud800")
+    corpus = tmp_path / "lone.json"
+    corpus.write_text(json.dumps([{"id": "a", "conversations": [{"from": "human", "value": text}]}]),
+                      encoding="utf-8")
+    out = tmp_path / "c.jsonl"
+    assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(out)]) == 0
+    with serve() as server:
+        verdicts = _judge(server, tmp_path, corpus, out)
+        assert [row.status for row in verdicts.rows] == ["ok"]
+        assert "btw \ufffd" in server.received[0]["body"]["messages"][0]["content"]
+    drawn = tmp_path / "s.jsonl"
+    sample.write(sample.draw_file(out, judged=None, n=1, seed=1), drawn)
+    session = annotate.open_session(drawn, "ada", corpus=[corpus])
+    assert "btw \ufffd" in session.case_page(1).encode("utf-8").decode("utf-8")
 
 
 # ------------------------------------------------------------------------------------------- report
