@@ -114,6 +114,14 @@ def test_several_corpus_files_are_screened_in_order_and_named_per_candidate(tmp_
     assert [c.corpus for c in file.candidates] == [0] * (len(POSITIVES) + 1) + [1] * (len(POSITIVES) + 1)
 
 
+def test_a_wrong_format_flag_is_named_with_the_formats_there_are(screened, tmp_path, capsys):
+    corpus, out = screened
+    assert _main(["occurrence", "screen", str(corpus), "--format", "wildchat", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert f"{corpus}:2: field 'conversation_hash' is missing" in err
+    assert "read as --format wildchat: is that this corpus's row shape? (one of sharegpt, wildchat, lmsys, jsonl" in err
+
+
 def test_a_corpus_without_a_complete_conversation_is_refused(tmp_path, capsys):
     path = tmp_path / "cut.json"
     path.write_text('[{"id": "a", "conversations": [', encoding="utf-8")
