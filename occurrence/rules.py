@@ -50,7 +50,11 @@ def has_words(text: str, count: int) -> bool:
 
 
 def is_blank(line: str) -> bool:
-    """A line of white space only: it separates paragraphs."""
+    """A line of white space only: it separates paragraphs.
+
+    >>> is_blank(" \\t"), is_blank(" x ")
+    (True, False)
+    """
     return not line.strip()
 
 
@@ -167,7 +171,11 @@ def mostly_code(lines: list[str]) -> bool:
 
 
 def is_indented(line: str) -> bool:
-    """A non-blank line that starts with a tab or four spaces (an indented code block, or code's body)."""
+    """A non-blank line that starts with a tab or four spaces (an indented code block, or code's body).
+
+    >>> is_indented("    return x"), is_indented("\\tx = 1"), is_indented("  two spaces"), is_indented("    ")
+    (True, True, False, False)
+    """
     return not is_blank(line) and (line.startswith("\t") or line.startswith("    "))
 
 
@@ -213,7 +221,11 @@ def is_instruction(lead: str) -> bool:
 
 
 def ends_with_colon(lead: str) -> bool:
-    """The lead announces what follows ("… this text:"), the clearest sign of an instruction before a paste."""
+    """The lead announces what follows ("… this text:"), the clearest sign of an instruction before a paste.
+
+    >>> ends_with_colon("Fix this code: "), ends_with_colon("翻译："), ends_with_colon("Fix this code.")
+    (True, True, False)
+    """
     return lead.rstrip().endswith((":", "："))
 
 
@@ -265,13 +277,21 @@ def remark_size_ok(tail: str) -> bool:
 
 def shorter_than_artifact(artifact: str, tail: str) -> bool:
     """The remark is an aside to the paste, not the bulk of the message: the artifact has at least twice
-    as many characters (white space at the ends aside)."""
+    as many characters (white space at the ends aside).
+
+    >>> shorter_than_artifact("x" * 40, "thanks a lot"), shorter_than_artifact("x = 1", "thanks a lot")
+    (True, False)
+    """
     return len(artifact.strip()) >= MIN_ARTIFACT_TO_REMARK * len(tail.strip())
 
 
 def has_code_line(tail: str) -> bool:
     """Some line of the tail reads as code: the tail then continues the artifact (a last statement,
-    a closing brace), it is not user speech."""
+    a closing brace), it is not user speech.
+
+    >>> has_code_line("looks fine\\n}"), has_code_line("looks fine to me")
+    (True, False)
+    """
     return any(is_code_line(line) for line in tail.split("\n"))
 
 
@@ -292,12 +312,20 @@ def _error_name(line: str) -> bool:
 
 
 def is_url_only(tail: str) -> bool:
-    """The tail is a link and nothing else: a source line of the paste more often than a remark."""
+    """The tail is a link and nothing else: a source line of the paste more often than a remark.
+
+    >>> is_url_only(" https://example.org/a?b=1 "), is_url_only("see https://example.org")
+    (True, False)
+    """
     return URL_ONLY.fullmatch(tail) is not None
 
 
 def is_list_item(tail: str) -> bool:
-    """The tail starts like a list item (`- `, `* `, `3. `, `b) `): the next item of a pasted list."""
+    """The tail starts like a list item (`- `, `* `, `3. `, `b) `): the next item of a pasted list.
+
+    >>> is_list_item("- and the last item"), is_list_item("3) third"), is_list_item("a short note")
+    (True, True, False)
+    """
     return LIST_ITEM.match(tail) is not None
 
 
@@ -414,7 +442,11 @@ def is_template_line(tail: str) -> bool:
 
 
 def is_casual(tail: str) -> bool:
-    """A casual marker: btw, fyi, thanks, lol, ok, also, just, an emoticon…"""
+    """A casual marker: btw, fyi, thanks, lol, ok, also, just, an emoticon…
+
+    >>> is_casual("btw it's for class"), is_casual("ok :)"), is_casual("The end.")
+    (True, True, False)
+    """
     return CASUAL.search(tail) is not None
 
 
@@ -429,28 +461,48 @@ def is_request(tail: str) -> bool:
 
 
 def is_question(tail: str) -> bool:
-    """The tail asks a question (a question mark, in any script's form)."""
+    """The tail asks a question (a question mark, in any script's form).
+
+    >>> is_question("why?"), is_question("为什么？"), is_question("Because.")
+    (True, True, False)
+    """
     return "?" in tail or "？" in tail
 
 
 def addresses_model(tail: str) -> bool:
-    """The tail speaks to the model in the second person ("you", "your", "u")."""
+    """The tail speaks to the model in the second person ("you", "your", "u").
+
+    >>> addresses_model("can u shorten it"), addresses_model("shorten it")
+    (True, False)
+    """
     return SECOND_PERSON.search(tail) is not None
 
 
 def is_first_person(tail: str) -> bool:
-    """The tail speaks in the first person ("I", "my", "we"): weak alone, pasted prose says "I" too."""
+    """The tail speaks in the first person ("I", "my", "we"): weak alone, pasted prose says "I" too.
+
+    >>> is_first_person("I'm not sure it works"), is_first_person("not sure it works")
+    (True, False)
+    """
     return FIRST_PERSON.search(tail) is not None
 
 
 def starts_lowercase(tail: str) -> bool:
-    """The tail starts with a lower-case letter, as typed chat does and edited prose does not."""
+    """The tail starts with a lower-case letter, as typed chat does and edited prose does not.
+
+    >>> starts_lowercase("  make it short"), starts_lowercase("Make it short"), starts_lowercase("42 words")
+    (True, False, False)
+    """
     first = tail.strip()[:1]
     return first.isalpha() and first.islower()
 
 
 def lacks_final_period(tail: str) -> bool:
-    """The tail does not end in sentence punctuation, as typed chat often does not."""
+    """The tail does not end in sentence punctuation, as typed chat often does not.
+
+    >>> lacks_final_period("make it short"), lacks_final_period("Make it short."), lacks_final_period("why?")
+    (True, False, False)
+    """
     return not tail.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", '"', "'", ")"))
 
 
