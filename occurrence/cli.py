@@ -160,6 +160,9 @@ def check_out(out: str, option: str, inputs, what: str) -> None:
     path = Path(out)
     if path.is_dir():
         raise UserError(f"{option} {out}: is a folder, expected the {what} file to write")
+    folder = next(parent for parent in path.absolute().parents if parent.exists())
+    if not folder.is_dir():
+        raise UserError(f"{option} {out}: cannot create the folder {path.parent}: {folder} is a file")
     for given in inputs:
         if Path(given).exists() and path.exists() and path.samefile(given):
             raise UserError(f"{option} {out}: is an input of this command ({given}); writing the {what} there "

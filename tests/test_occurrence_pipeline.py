@@ -135,7 +135,9 @@ def test_a_wrong_out_is_refused_before_the_corpus_is_read(screened, tmp_path, ca
     corpus, out = screened
     before = corpus.read_bytes()
     for target, words in ((tmp_path, "is a folder, expected the candidates file to write"),
-                          (corpus, "is an input of this command")):
+                          (corpus, "is an input of this command"),
+                          (corpus / "sub" / "c.jsonl",
+                           f"cannot create the folder {corpus / 'sub'}: {corpus} is a file")):
         assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(target)]) == 2
         err = capsys.readouterr().err
         assert f"--out {target}: {words}" in err and "screen chat.json" not in err  # no progress: nothing read
