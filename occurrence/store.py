@@ -39,15 +39,7 @@ def _rows(path: Path, what: str, *, allow_torn: bool = False):
     if end < len(data) and not allow_torn:
         line = data[:end].count(b"\n") + 1
         raise UserError(f"{path}:{line}: the last line is torn ({len(data) - end} bytes without a final newline)")
-    for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        where = f"{path}:{number}"
-        try:
-            row = jsonl.parse(raw)
-        except jsonl.BadJson as exc:
-            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
-        if not isinstance(row, dict):
-            raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
-        yield where, row
+    yield from jsonl.parse_lines(path, data[:end])
 
 
 def _header(where: str, row: dict, kind: type, what: str):
