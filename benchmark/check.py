@@ -23,11 +23,12 @@ from benchmark.collisions import cluster_texts, collisions, marker_collisions
 from benchmark.comments import HERE as COMMENTS_DIR
 from benchmark.comments import casual_pool, native_pools
 from benchmark.conditions import Condition, ConditionSet, builtin
-from benchmark.dataset import DATA_DIR, PARTITIONS, checksum, parse_lines, partition_files
+from benchmark.dataset import DATA_DIR, PARTITIONS, checksum, partition_files
 from benchmark.select import PER_SOURCE, SEED
 from benchmark.sources import SOURCES
 from common import jsonl
 from common.errors import UserError
+from common.jsonl import parse_lines
 from common.records import Cluster, Comment, shown
 
 LICENSE_PARTITION = {

@@ -5,21 +5,20 @@ through `load` (or `requests`), so a change of layout touches one file.
 `load` reads each partition file once and computes the checksum from the very
 bytes it parsed, so the checksum always names the clusters it came with.
 `seam.py check` reads the same bytes through `partition_files` and
-`parse_lines`, so that it can report every bad row instead of stopping at one.
+`common.jsonl.parse_lines`, so that it can report every bad row instead of stopping at one.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from benchmark.render import cluster_requests
-from common import jsonl
 from common.errors import UserError
+from common.jsonl import parse_lines
 from common.records import Cluster, Request, shown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,26 +72,6 @@ def checksum(files: list[tuple[Path, bytes]]) -> str:
     for _, data in files:
         digest.update(data)
     return digest.hexdigest()
-
-
-def parse_lines(path: Path, data: bytes) -> Iterator[tuple[str, dict]]:
-    """("file:line", object) for each line of a partition file; a line that is not a JSON object is a UserError.
-
-    Lines end at "\\n" only (as `common.jsonl` writes them), never at the other
-    characters `str.splitlines` would split on (U+2028 may sit inside a string).
-    """
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        where = f"{path}:{number}"
-        try:
-            row = jsonl.parse(raw)
-        except jsonl.BadJson as exc:
-            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
-        if not isinstance(row, dict):
-            raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
-        yield where, row
 
 
 def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=None, cluster_ids=None,

@@ -35,6 +35,13 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def port(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: the system picks a free one); a larger number was a traceback from bind()."""
+    value = _parsed(text, int, "a port number")
+    _check(0 <= value <= 65535, f"must be a port from 0 to 65535 (0 picks a free one), got {value}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number above 0."""
     value = _parsed(text, float, "a number")

@@ -3,11 +3,12 @@ every old file whole and no temporary behind), checksums, and reading the CSV ta
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from common.errors import UserError
@@ -164,6 +165,53 @@ def sha256_text(text: str) -> str:
     """SHA-256 of a text's UTF-8 bytes: a message as the runner records it in each trace row (`message_sha256`)
     and the scorer checks it against the message its condition renders."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def set_aside_tail(path: str | Path, size: int) -> Path:
+    """Move the bytes of `path` after its first `size` bytes (a torn last line, left by a crash mid-append and
+    never acknowledged) to `<file>.torn`, appended there with a newline and fsynced, then cut the file back to
+    `size`. A crash between the two steps leaves the bytes in both places, never in neither."""
+    path = Path(path)
+    aside = path.with_name(path.name + ".torn")
+    with open(path, "rb") as f:
+        f.seek(size)
+        tail = f.read()
+    with open(aside, "ab") as f:
+        f.write(tail + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
+    with open(path, "r+b") as f:
+        f.truncate(size)
+        f.flush()
+        os.fsync(f.fileno())
+    return aside
+
+
+@contextlib.contextmanager
+def locked(path: str | Path, *, what: str, made_by: str, served_by: str) -> Iterator[None]:
+    """Hold an exclusive lock on a file that answers are appended to (where the system has `fcntl`): one
+    server per file. `what` names the file, `made_by` the command that makes it and `served_by` the one
+    that holds it, for the messages. The kernel releases the lock when the process ends, however it ends,
+    so a killed server never leaves the file locked."""
+    try:
+        import fcntl
+    except ImportError:  # not on a POSIX system: no lock, the one-server rule is then the user's to keep
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such {what} (make one with '{made_by}')") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a {what} (JSON Lines)") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{path}: another '{served_by}' is serving this file; stop it first") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def sha256_file(path: str | Path) -> str:

@@ -138,6 +138,27 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
         yield number, row
 
 
+def parse_lines(path: str | Path, data: bytes) -> Iterator[tuple[str, dict]]:
+    """("file:line", object) for each line of a JSON Lines file's bytes; a line that is not a JSON object is a
+    UserError. For readers that check the bytes first (a benchmark partition's checksum, a torn last line).
+
+    Lines end at "\\n" only (as `common.jsonl` writes them), never at the other
+    characters `str.splitlines` would split on (U+2028 may sit inside a string).
+    """
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        where = f"{path}:{number}"
+        try:
+            row = parse(raw)
+        except BadJson as exc:
+            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{where}: expected a JSON object, found {kind(row)}")
+        yield where, row
+
+
 def files_named(paths, what: str) -> list[Path]:
     """The JSON Lines files named, a directory standing for its `*.jsonl` files (sorted).
 

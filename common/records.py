@@ -47,6 +47,16 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")  # a JSON escape such as "\udc80": i
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (JSON allows "\\ud800"; UTF-8 cannot carry it) replaced by U+FFFD, for
+    text that must be encoded: a page, a request to a model.
+
+    >>> without_surrogates("a\\ud800b")
+    'a\ufffdb'
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def request_id(cluster: str, condition: str) -> str:
     """The id of one cluster under one condition: `<cluster>/<condition>`."""
     return f"{cluster}/{condition}"

@@ -18,8 +18,6 @@ opens, and the review store's lock keeps a second server off the file.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,12 +26,13 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from common.errors import UserError
+from common.records import without_surrogates
 from occurrence import store
 from occurrence.records import ANSWERS, NOTE_LIMIT, Answer, Case
 from occurrence.texts import read_texts
 from review.page import SCRIPT as REVIEW_SCRIPT
-from review.page import STYLE, escape
-from review.records import check_reviewer
+from review.page import STYLE, document, escape, script_hash
+from review.records import session_reviewer
 from review.server import Refused
 
 QUESTION = ("Does this message end with the user's own words (a remark, request, question or note to the assistant) "
@@ -78,24 +77,13 @@ SCRIPT = """
 """
 
 
-def _digest(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
-
-
 # The review page's style; this page's script (and the review's, which its short message page carries).
-CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {_digest(STYLE)}; script-src {_digest(SCRIPT)} "
-                           f"{_digest(REVIEW_SCRIPT)}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {script_hash(STYLE)}; script-src {script_hash(SCRIPT)} "
+                           f"{script_hash(REVIEW_SCRIPT)}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 KEYS_HELP = ("<p class=\"muted\">Keys: <kbd>y</kbd> yes, <kbd>n</kbd> no, <kbd>u</kbd> unsure; <kbd>t</kbd> or "
              "<kbd>/</kbd> note (<kbd>Esc</kbd> leaves it, <kbd>Shift</kbd>+<kbd>Enter</kbd> new line); "
              "<kbd>Enter</kbd> save and next unanswered; <kbd>←</kbd> <kbd>→</kbd> previous / next message without "
              "saving.</p>")
-
-
-def _document(title: str, body: str) -> str:
-    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
-            f"<script>{SCRIPT}</script>\n</body></html>\n")
 
 
 def case_page(number: int, total: int, answered: int, reviewer: str, message: str, previous: Answer | None,
@@ -107,7 +95,7 @@ def case_page(number: int, total: int, answered: int, reviewer: str, message: st
     if error:
         lines.append(f"<div class=\"error\" role=\"alert\">{escape(error)}</div>")
     lines.append("</header>")
-    lines.append(f"<section><h2>The user's message</h2><pre>{escape(message)}</pre></section>")
+    lines.append(f"<section><h2>The user's message</h2><pre>{escape(without_surrogates(message))}</pre></section>")
     lines.append(f"<form id=\"answer\" method=\"post\" action=\"/case/{number}\">")
     if previous is not None:
         lines.append("<p class=\"muted\">Answered before; saving again replaces that answer (the file keeps "
@@ -130,7 +118,7 @@ def case_page(number: int, total: int, answered: int, reviewer: str, message: st
     nav.append("<a href=\"/\">first unanswered message</a>")
     lines.append("<nav>" + "".join(nav) + "</nav>")
     lines.append(KEYS_HELP)
-    return _document(f"seam occurrence: message {number} of {total}", "\n".join(lines))
+    return document(f"seam occurrence: message {number} of {total}", "\n".join(lines), SCRIPT)
 
 
 def done_page(total: int, reviewer: str, saved: int | None) -> str:
@@ -142,7 +130,36 @@ def done_page(total: int, reviewer: str, saved: int | None) -> str:
                 "the old one): <a id=\"next\" href=\"/case/1\">message 1</a>. Stop the server with Ctrl+C, then run "
                 "<code>python seam.py occurrence report CANDIDATES.jsonl --answers SAMPLE.jsonl --out DIR</code>."
                 "</p>")
-    return _document("seam occurrence: done", "\n".join(body))
+    return document("seam occurrence: done", "\n".join(body), SCRIPT)
+
+
+QUOTE_RUN = 40  # characters of a message a note must not repeat (tests/test_occurrence_release.py's run)
+QUOTE_WORD_CHARACTERS = 10  # … when they hold this many letters or digits (40 spaces are nobody's text)
+
+
+def quoted_run(note: str, message: str) -> str | None:
+    """A run of `QUOTE_RUN` characters of the note that the message holds too (and that holds text), or None.
+
+    The note is for the annotator's own words, and the sample file it is saved in may be released: a note
+    that pastes the message would carry its text out. Every such run holds a whole window of half its length
+    starting at a multiple of that length in the note, so only those windows are looked for first.
+
+    >>> message = "Summarise this:\\n\\nThe committee met on Tuesday to review the budget.\\n\\nthanks"
+    >>> quoted_run("says 'The committee met on Tuesday to review the budget' and thanks", message)
+    'The committee met on Tuesday to review t'
+    >>> quoted_run("a pasted minute, then a thank-you", message) is None
+    True
+    """
+    half = QUOTE_RUN // 2
+    for start in range(0, len(note) - half + 1, half):
+        if note[start:start + half] not in message:
+            continue
+        for first in range(max(0, start + half - QUOTE_RUN), start + 1):
+            run = note[first:first + QUOTE_RUN]
+            if (len(run) == QUOTE_RUN and sum(char.isalnum() for char in run) >= QUOTE_WORD_CHARACTERS
+                    and run in message):
+                return run
+    return None
 
 
 def parse_form(body: bytes) -> tuple[str, str]:
@@ -204,8 +221,12 @@ class AnnotationSession:
         self.answer(number, answer, note)
 
     def answer(self, number: int, answer: str, note: str = "") -> Answer:
-        """Save one answer durably, then take it into the state."""
+        """Save one answer durably, then take it into the state; a note that quotes the message is `Refused`."""
         case = self.cases[number - 1]
+        if quoted_run(note, self.messages[number]) is not None:
+            raise Refused(HTTPStatus.BAD_REQUEST, f"The note repeats {QUOTE_RUN} characters or more of the message. "
+                                                  "Describe it in your own words: the sample file holds no message "
+                                                  "text. Nothing was saved.")
         moment = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         row = Answer(kind="answer", case=number, message_sha256=case.message_sha256, reviewer=self.reviewer,
                      answer=answer, note=note, answered_at=moment)
@@ -222,14 +243,7 @@ def open_session(path: str | Path, reviewer: str | None, *, corpus, fmt: str | N
     moved = store.move_torn_tail(sample)
     if moved is not None:
         sample = store.read_sample(path)
-    if reviewer is None:
-        reviewer = sample.reviewer
-        if reviewer is None:
-            raise UserError(f"{path}: no answers yet; say who answers with --reviewer NAME")
-    check_reviewer(reviewer)
-    if sample.reviewer is not None and sample.reviewer != reviewer:
-        raise UserError(f"{path}: holds the answers of reviewer {sample.reviewer!r}; a sample file holds one "
-                        f"reviewer's answers, so {reviewer!r} needs their own copy")
+    reviewer = session_reviewer(path, reviewer, sample.reviewer, file="sample file", verb="answers")
     if not sample.cases:
         raise UserError(f"{path}: no cases to answer")
     texts = read_texts(sample.header.corpora, corpus, {(c.corpus, c.index, c.turn): c.message_sha256

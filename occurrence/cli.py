@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import non_negative_int, positive_int
+from common.argtypes import non_negative_int, port, positive_int
 
 FORMAT_HELP = ("the corpus's row shape: sharegpt ({id, conversations: [{from, value}]}), wildchat "
                "({conversation_hash, conversation: [{role, content}]}), lmsys ({conversation_id, conversation}), "
@@ -88,12 +88,14 @@ def add_commands(subparsers) -> None:
                                                                              "(docs/RUNNER.md)")
     judge.add_argument("--traces", required=True, metavar="TRACES.jsonl",
                        help="the judge's trace file (appended to, resumable; holds model replies that may quote the "
-                            "corpus: never commit it)")
+                            "corpus: refused inside the kit's checkout, never commit it)")
     judge.add_argument("--out", required=True, metavar="JUDGED.jsonl", help="the judged file to write")
     judge.add_argument("--limit", type=positive_int, default=None, metavar="N",
                        help="judge only the first N unique candidates (in file order)")
     judge.add_argument("--retry-unusable", action="store_true", help="ask again the unusable ones")
     judge.add_argument("--retry-failed", action="store_true", help="ask again the failed ones")
+    judge.add_argument("--move-torn", action="store_true",
+                       help="move a torn last line of --traces (a crash mid-write; never an answer) aside first")
     judge.set_defaults(func=run_judge)
 
     sample = steps.add_parser(
@@ -129,7 +131,7 @@ def add_commands(subparsers) -> None:
     _corpus_arguments(annotate, screening=False)
     annotate.add_argument("--reviewer", default=None, metavar="NAME",
                           help="who answers (needed for the first answer; must match the file's reviewer after)")
-    annotate.add_argument("--port", type=non_negative_int, default=DEFAULT_PORT,
+    annotate.add_argument("--port", type=port, default=DEFAULT_PORT,
                           help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
     annotate.set_defaults(func=run_annotate)
 
@@ -148,9 +150,29 @@ def add_commands(subparsers) -> None:
     report.set_defaults(func=run_report)
 
 
+def check_out(out: str, option: str, inputs, what: str) -> None:
+    """Refuse an output path before any work is done (a screen may take an hour): a folder where a file is
+    to be written, or one of the command's own input files, which the output would replace."""
+    from pathlib import Path
+
+    from common.errors import UserError
+
+    path = Path(out)
+    if path.is_dir():
+        raise UserError(f"{option} {out}: is a folder, expected the {what} file to write")
+    folder = next(parent for parent in path.absolute().parents if parent.exists())
+    if not folder.is_dir():
+        raise UserError(f"{option} {out}: cannot create the folder {path.parent}: {folder} is a file")
+    for given in inputs:
+        if Path(given).exists() and path.exists() and path.samefile(given):
+            raise UserError(f"{option} {out}: is an input of this command ({given}); writing the {what} there "
+                            "would replace it")
+
+
 def run_screen(args) -> int:
     from occurrence import screen
 
+    check_out(args.out, "--out", args.corpus, "candidates")
     result = screen.screen(args.corpus, args.format, member=args.member)
     screen.write(result, args.out)
     header = result.header
@@ -167,9 +189,13 @@ def run_screen(args) -> int:
 def run_judge(args) -> int:
     from occurrence import judge
 
+    inputs = [args.candidates, *args.corpus, args.config]
+    check_out(args.out, "--out", [*inputs, args.traces], "judged")
+    check_out(args.traces, "--traces", inputs, "trace")
     summary = judge.judge(args.candidates, corpus=args.corpus, fmt=args.format, config_path=args.config,
                           traces=args.traces, out=args.out, limit=args.limit,
-                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed)
+                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
+                          move_torn=args.move_torn)
     header = summary.header
     print(f"occurrence: judged {header.judged:,} unique candidates with {header.model}: yes {header.yes:,}, no "
           f"{header.no:,}, unparsable {header.unparsable:,}, unanswered {header.unanswered:,}; wrote {args.out}")
@@ -198,11 +224,10 @@ def run_annotate(args) -> int:
     import signal
     import sys
 
-    from occurrence import annotate
-    from review import store as review_store
+    from occurrence import annotate, store
     from review.server import ReviewHTTPServer
 
-    with review_store.locked(args.sample):
+    with store.locked(args.sample):
         session = annotate.open_session(args.sample, args.reviewer, corpus=args.corpus, fmt=args.format)
         if session.moved_aside is not None:
             print(f"occurrence: moved a torn last line (never saved as an answer) to {session.moved_aside}",

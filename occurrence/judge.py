@@ -28,14 +28,14 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
-from common.records import Request
-from common.traces import read_final
+from common.records import Request, without_surrogates
+from common.traces import read_final, scan
 from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
 from occurrence.store import CandidatesFile, read_candidates
 from occurrence.texts import read_texts
 
 PROMPT_PATH = Path(__file__).resolve().with_name("judge_prompt.md")
-RELEASED_DATA = Path(__file__).resolve().parents[1] / "data"  # what the repository releases
+CHECKOUT = Path(__file__).resolve().parents[1]  # the kit's folder: anything in it may end up committed
 PLACEHOLDER = "{message}"
 VERSION_LINE = re.compile(r"judge-prompt-version: (\S+)\n---\n")
 CONDITION = "clean"  # the runner's trace ids name a benchmark condition; the judge sends the message as it is
@@ -87,12 +87,34 @@ def parse_verdict(output: str | None) -> str:
 
 
 def check_traces_path(traces) -> None:
-    """Refuse judge traces inside the repository's data/ folder: they hold the model's replies, which may quote
-    the corpus, and everything under data/ is released."""
+    """Refuse judge traces inside the kit's checkout: they hold the model's replies, which may quote the
+    corpus, and a file there is one `git add` away from the repository (everything under data/ is released;
+    a trace at the top of the checkout, where `--traces judge.jsonl` puts it, is untracked, not ignored)."""
     resolved = Path(traces).resolve()
-    if resolved.is_relative_to(RELEASED_DATA):
+    if resolved.is_relative_to(CHECKOUT):
         raise UserError(f"{traces}: the judge's traces hold model replies that may quote the corpus; keep them out "
-                        f"of {RELEASED_DATA} (everything there is released), e.g. in /tmp or a private folder")
+                        f"of the kit's checkout {CHECKOUT} (data/ is released, and anything else there may be "
+                        "committed), e.g. in /tmp or a private folder")
+
+
+def check_trace(traces, model: str, prompt: Prompt, *, move_torn: bool) -> None:
+    """Refuse, in the judge's own words, a trace file this run must not extend: one with a torn last line
+    (unless `move_torn`), another model's, or one asked with another judge prompt. (The runner refuses the
+    same, but names `seam.py run` and its --out, which the judge does not have.)"""
+    path = Path(traces)
+    trace = scan(path)
+    if trace.torn is not None and not move_torn:
+        raise UserError(f"{path}:{trace.torn.line}: the last line is torn ({trace.torn.size} bytes without a final "
+                        "newline, left by a crash mid-write; never an answer); rerun the same command with "
+                        "--move-torn to move it aside")
+    for row_id, row in trace.final.items():
+        where = trace.where[row_id]
+        if row.model != model:
+            raise UserError(f"{where}: this trace holds the answers of model {row.model!r}, the config is "
+                            f"{model!r}; give another --traces")
+        if row.benchmark_sha256 != prompt.sha256:
+            raise UserError(f"{where}: asked with another judge prompt (SHA-256 {row.benchmark_sha256[:12]}…); this "
+                            f"is version {prompt.version} ({prompt.sha256[:12]}…): give a new --traces")
 
 
 def request_id(digest: str) -> str:
@@ -101,7 +123,9 @@ def request_id(digest: str) -> str:
 
 
 def make_request(digest: str, message: str, prompt: Prompt) -> Request:
-    rendered = prompt.render(message)
+    """The runner's request for one message; a lone surrogate in it (JSON allows one, UTF-8 cannot send it)
+    goes to the model as U+FFFD."""
+    rendered = without_surrogates(prompt.render(message))
     return Request(id=request_id(digest), cluster=f"occ-{digest}", source="occurrence", genre="prose",
                    license="unknown", condition=CONDITION, message=rendered, artifact="", comment=None,
                    comment_id=None, witness=None, proposition=None, benchmark_sha256=prompt.sha256)
@@ -118,7 +142,7 @@ class Judgement:
 
 
 def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out, limit: int | None = None,
-          retry_unusable: bool = False, retry_failed: bool = False, log=None,
+          retry_unusable: bool = False, retry_failed: bool = False, move_torn: bool = False, log=None,
           policy=None, prompt_path: str | Path = PROMPT_PATH) -> Judgement:
     """Judge the unique candidates (the first `limit`), append the answers to `traces`, write `out`."""
     from runner.config import load_config
@@ -132,11 +156,12 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
         raise UserError(f"{candidates_path}: no candidates to judge")
     config = load_config(config_path)
     prompt = load_prompt(prompt_path)
+    check_trace(traces, config.name, prompt, move_torn=move_torn)
     texts = read_texts(file.header.corpora, corpus, {c.key: c.message_sha256 for c in unique}, fmt=fmt)
     requests = [make_request(c.message_sha256, texts[c.key], prompt) for c in unique]
     del texts
-    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed, log=log,
-                  policy=policy)
+    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed,
+                  move_torn=move_torn, log=log, policy=policy)
     result = collect(file, unique, traces, config.name, prompt)
     result = Judgement(result.header, result.rows, summary.stopped)
     jsonl.write(out, result.lines(), "judged rows")

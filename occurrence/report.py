@@ -20,19 +20,18 @@ users write this way.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.files import write_files
+from common.files import sha256_file
 from occurrence import SCREEN_VERSION
 from occurrence.records import OCCURRENCE_VERSION
 from occurrence.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence.store import CandidatesFile, JudgedFile, SampleFile, read_candidates, read_judged, read_sample
 from stats.rates import proportion
-from stats.render import Column, Table, interval_text, to_csv, to_markdown
+from stats.render import Column, Table, interval_text, write_report
 
 PREVALENCE_NOTE = ("These counts do not estimate prevalence. The screen is a retrieval rule aimed at one message "
                    "shape (instruction, pasted artifact, short remark after it): it misses messages it was not "
@@ -56,10 +55,6 @@ class OccurrenceReport:
     summary: tuple[str, ...]
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _plain(stage: str, count: int) -> tuple:
     return (stage, count, None, None, None, None)
 
@@ -69,7 +64,7 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
     cut = [ref.truncated for ref in header.corpora if ref.truncated is not None]
     rows = [_plain("corpus files read", len(header.corpora)),
             _plain("conversations read (complete)", header.conversations),
-            _plain("corpus files cut short at their end (last object skipped)", sum(t.bytes > 0 for t in cut)),
+            _plain("corpus files cut short at their end (read up to the cut)", len(cut)),
             _plain("bytes skipped in those cut-short tails", sum(t.bytes for t in cut)),
             _plain("turns read", header.turns),
             _plain("user turns screened", header.user_turns),
@@ -121,7 +116,7 @@ def features_table(candidates: CandidatesFile) -> Table:
 
 def _check_sources(candidates: CandidatesFile, judged: JudgedFile | None, sample: SampleFile | None,
                    judged_path: Path | None) -> None:
-    digest = _sha256(candidates.path)
+    digest = sha256_file(candidates.path)
     if judged is not None and judged.header.candidates.sha256 != digest:
         raise UserError(f"{judged.path}: judged from candidates {judged.header.candidates.sha256[:12]}…, not from "
                         f"{candidates.path} ({digest[:12]}…)")
@@ -133,7 +128,7 @@ def _check_sources(candidates: CandidatesFile, judged: JudgedFile | None, sample
             if judged_path is None:
                 raise UserError(f"{sample.path}: drawn from the judge's yes verdicts; give that judged file with "
                                 "--judged")
-            if sample.header.judged.sha256 != _sha256(judged_path):
+            if sample.header.judged.sha256 != sha256_file(judged_path):
                 raise UserError(f"{sample.path}: drawn from judged file {sample.header.judged.sha256[:12]}…, not "
                                 f"from {judged_path}")
 
@@ -150,12 +145,12 @@ def build(candidates_path, *, judged: str | None = None, answers: str | None = N
     provenance = {
         "occurrence_version": OCCURRENCE_VERSION, "screen_version": SCREEN_VERSION,
         "corpora": [ref.to_row() for ref in header.corpora],
-        "candidates": {"file": candidates.path.name, "sha256": _sha256(candidates.path)},
+        "candidates": {"file": candidates.path.name, "sha256": sha256_file(candidates.path)},
         "judged": None if verdicts is None else {
-            "file": verdicts.path.name, "sha256": _sha256(verdicts.path), "model": verdicts.header.model,
+            "file": verdicts.path.name, "sha256": sha256_file(verdicts.path), "model": verdicts.header.model,
             "prompt_version": verdicts.header.prompt_version, "prompt_sha256": verdicts.header.prompt_sha256},
         "answers": None if sample is None else {
-            "file": sample.path.name, "sha256": _sha256(sample.path), "reviewer": sample.reviewer,
+            "file": sample.path.name, "sha256": sha256_file(sample.path), "reviewer": sample.reviewer,
             "seed": sample.header.seed, "population": sample.header.population},
         "confidence": 0.95, "interval": "Wilson score", "statement": PREVALENCE_NOTE,
     }
@@ -173,12 +168,5 @@ def build(candidates_path, *, judged: str | None = None, answers: str | None = N
 
 def write(report: OccurrenceReport, out: Path) -> list[Path]:
     """Write each table as CSV and Markdown, and occurrence_provenance.json, all or nothing."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: exists and is not a directory")
-    texts = {}
-    for table in report.tables:
-        texts[out / f"{table.name}.csv"] = to_csv(table)
-        texts[out / f"{table.name}.md"] = to_markdown(table)
-    texts[out / "occurrence_provenance.json"] = jsonl.dumps(report.provenance)
-    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "occurrence report files")
-    return list(texts)
+    return write_report(out, report.tables, ("occurrence_provenance.json", jsonl.dumps(report.provenance)),
+                        "occurrence report files")

@@ -19,7 +19,11 @@ import re
 # ---------------------------------------------------------------------------------------------- sizes
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-WORD = re.compile(r"\S*?[^\W_]\S*")  # a white-space separated token with a letter or digit in it
+# A white-space separated token with a letter or digit in it, matched from the token's start only: its
+# first letter or digit after any run of punctuation, then the rest of the token. (`\S*?[^\W_]\S*`, the
+# obvious spelling, is tried again at every character of a token without one: quadratic in a line of
+# 100,000 dashes, minutes for one message.)
+WORD = re.compile(r"(?<!\S)(?:[^\w\s]|_)*[^\W_]\S*")
 
 
 def word_count(text: str) -> int:
@@ -46,7 +50,11 @@ def has_words(text: str, count: int) -> bool:
 
 
 def is_blank(line: str) -> bool:
-    """A line of white space only: it separates paragraphs."""
+    """A line of white space only: it separates paragraphs.
+
+    >>> is_blank(" \\t"), is_blank(" x ")
+    (True, False)
+    """
     return not line.strip()
 
 
@@ -83,7 +91,10 @@ CODE_ONLY = frozenset({"end", "fi", "done", "esac", "endif", "begin", "then", "d
                        "})", "]);", ");", "...", "</div>"})
 TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>?")
 CALL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)\s*;?|[a-z]+_\w*\(.*\)\s*;?")
-KEY_VALUE = re.compile(r"[a-z]+(?:[A-Z_][A-Za-z0-9_]*)+:\s+\S|\"?[\w.-]+\"?:\s*(?:['\"\[{\d]|true\b|false\b|null\b)")
+# A `camelCase: value` or `key: "value"` line. The camelCase name is one run of letters, digits and
+# underscores after its first capital or underscore: written as a repeated group, `(?:[A-Z_][A-Za-z0-9_]*)+`,
+# the same names took exponential time on a line such as "atgCGTACGTACGT…" (a DNA sequence) with no colon.
+KEY_VALUE = re.compile(r"[a-z]+[A-Z_][A-Za-z0-9_]*:\s+\S|\"?[\w.-]+\"?:\s*(?:['\"\[{\d]|true\b|false\b|null\b)")
 ASSIGNMENT = re.compile(r"[A-Za-z_$][\w$.\[\]'\"]*\s*(?:[-+*/%|&^]|\?\?|//|\*\*)?=(?!=)\s*\S")
 SYMBOL = re.compile(r"[{}\[\]()<>;=_$|&*/\\#@^~`]")
 
@@ -160,7 +171,11 @@ def mostly_code(lines: list[str]) -> bool:
 
 
 def is_indented(line: str) -> bool:
-    """A non-blank line that starts with a tab or four spaces (an indented code block, or code's body)."""
+    """A non-blank line that starts with a tab or four spaces (an indented code block, or code's body).
+
+    >>> is_indented("    return x"), is_indented("\\tx = 1"), is_indented("  two spaces"), is_indented("    ")
+    (True, True, False, False)
+    """
     return not is_blank(line) and (line.startswith("\t") or line.startswith("    "))
 
 
@@ -206,7 +221,11 @@ def is_instruction(lead: str) -> bool:
 
 
 def ends_with_colon(lead: str) -> bool:
-    """The lead announces what follows ("… this text:"), the clearest sign of an instruction before a paste."""
+    """The lead announces what follows ("… this text:"), the clearest sign of an instruction before a paste.
+
+    >>> ends_with_colon("Fix this code: "), ends_with_colon("翻译："), ends_with_colon("Fix this code.")
+    (True, True, False)
+    """
     return lead.rstrip().endswith((":", "："))
 
 
@@ -232,9 +251,14 @@ FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|my|me|mine|myself|we|we'
 LIST_ITEM = re.compile(r"\s*(?:[-*•+]\s|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
 URL_ONLY = re.compile(r"\s*(?:\S+://\S+|www\.\S+)\s*")
 OUTPUT_LINE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|at [\w$.<>]+\(|"
-                         r"[\w.]*(?:Error|Exception|Warning)\b[\w.]*:|\[?\d{4}-\d\d-\d\d[ T]\d|"
+                         r"\[?\d{4}-\d\d-\d\d[ T]\d|"
                          r"\[(?:INFO|WARN|WARNING|ERROR|DEBUG)\]|(?:INFO|WARN|ERROR|DEBUG)\s*[:\[]|"
                          r"Process finished|Exit code|Press any key|\(?\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?\)?\s)")
+# An exception's name opening a line ("ValueError: …", "java.lang.NullPointerException: …"): the dotted
+# name before the first colon, then the name checked on its own (one regex for both retried the name's end
+# at every "Error" of a long dotted token: quadratic).
+ERROR_NAME = re.compile(r"\s*([\w.]+):")
+ERROR_WORD = re.compile(r"(?:Error|Exception|Warning)\b")
 SIGN_OFF = re.compile(r"\s*(?:many thanks|thanks|thank you|best regards|kind regards|warm regards|regards|best|"
                       r"sincerely|yours sincerely|yours truly|yours|cheers|respectfully|warmly|all the best)"
                       r"\s*[,.!]?\s*", re.IGNORECASE)
@@ -253,13 +277,21 @@ def remark_size_ok(tail: str) -> bool:
 
 def shorter_than_artifact(artifact: str, tail: str) -> bool:
     """The remark is an aside to the paste, not the bulk of the message: the artifact has at least twice
-    as many characters (white space at the ends aside)."""
+    as many characters (white space at the ends aside).
+
+    >>> shorter_than_artifact("x" * 40, "thanks a lot"), shorter_than_artifact("x = 1", "thanks a lot")
+    (True, False)
+    """
     return len(artifact.strip()) >= MIN_ARTIFACT_TO_REMARK * len(tail.strip())
 
 
 def has_code_line(tail: str) -> bool:
     """Some line of the tail reads as code: the tail then continues the artifact (a last statement,
-    a closing brace), it is not user speech."""
+    a closing brace), it is not user speech.
+
+    >>> has_code_line("looks fine\\n}"), has_code_line("looks fine to me")
+    (True, False)
+    """
     return any(is_code_line(line) for line in tail.split("\n"))
 
 
@@ -270,16 +302,30 @@ def is_output(tail: str) -> bool:
     >>> is_output("TypeError: 'NoneType' object is not subscriptable"), is_output("it throws an error")
     (True, False)
     """
-    return any(OUTPUT_LINE.match(line) for line in tail.split("\n") if not is_blank(line))
+    return any(OUTPUT_LINE.match(line) or _error_name(line) for line in tail.split("\n") if not is_blank(line))
+
+
+def _error_name(line: str) -> bool:
+    """The line opens with an exception's name and a colon ("TypeError: …", "a.b.FooException: …")."""
+    match = ERROR_NAME.match(line)
+    return match is not None and ERROR_WORD.search(match.group(1)) is not None
 
 
 def is_url_only(tail: str) -> bool:
-    """The tail is a link and nothing else: a source line of the paste more often than a remark."""
+    """The tail is a link and nothing else: a source line of the paste more often than a remark.
+
+    >>> is_url_only(" https://example.org/a?b=1 "), is_url_only("see https://example.org")
+    (True, False)
+    """
     return URL_ONLY.fullmatch(tail) is not None
 
 
 def is_list_item(tail: str) -> bool:
-    """The tail starts like a list item (`- `, `* `, `3. `, `b) `): the next item of a pasted list."""
+    """The tail starts like a list item (`- `, `* `, `3. `, `b) `): the next item of a pasted list.
+
+    >>> is_list_item("- and the last item"), is_list_item("3) third"), is_list_item("a short note")
+    (True, True, False)
+    """
     return LIST_ITEM.match(tail) is not None
 
 
@@ -396,7 +442,11 @@ def is_template_line(tail: str) -> bool:
 
 
 def is_casual(tail: str) -> bool:
-    """A casual marker: btw, fyi, thanks, lol, ok, also, just, an emoticon…"""
+    """A casual marker: btw, fyi, thanks, lol, ok, also, just, an emoticon…
+
+    >>> is_casual("btw it's for class"), is_casual("ok :)"), is_casual("The end.")
+    (True, True, False)
+    """
     return CASUAL.search(tail) is not None
 
 
@@ -411,28 +461,48 @@ def is_request(tail: str) -> bool:
 
 
 def is_question(tail: str) -> bool:
-    """The tail asks a question (a question mark, in any script's form)."""
+    """The tail asks a question (a question mark, in any script's form).
+
+    >>> is_question("why?"), is_question("为什么？"), is_question("Because.")
+    (True, True, False)
+    """
     return "?" in tail or "？" in tail
 
 
 def addresses_model(tail: str) -> bool:
-    """The tail speaks to the model in the second person ("you", "your", "u")."""
+    """The tail speaks to the model in the second person ("you", "your", "u").
+
+    >>> addresses_model("can u shorten it"), addresses_model("shorten it")
+    (True, False)
+    """
     return SECOND_PERSON.search(tail) is not None
 
 
 def is_first_person(tail: str) -> bool:
-    """The tail speaks in the first person ("I", "my", "we"): weak alone, pasted prose says "I" too."""
+    """The tail speaks in the first person ("I", "my", "we"): weak alone, pasted prose says "I" too.
+
+    >>> is_first_person("I'm not sure it works"), is_first_person("not sure it works")
+    (True, False)
+    """
     return FIRST_PERSON.search(tail) is not None
 
 
 def starts_lowercase(tail: str) -> bool:
-    """The tail starts with a lower-case letter, as typed chat does and edited prose does not."""
+    """The tail starts with a lower-case letter, as typed chat does and edited prose does not.
+
+    >>> starts_lowercase("  make it short"), starts_lowercase("Make it short"), starts_lowercase("42 words")
+    (True, False, False)
+    """
     first = tail.strip()[:1]
     return first.isalpha() and first.islower()
 
 
 def lacks_final_period(tail: str) -> bool:
-    """The tail does not end in sentence punctuation, as typed chat often does not."""
+    """The tail does not end in sentence punctuation, as typed chat often does not.
+
+    >>> lacks_final_period("make it short"), lacks_final_period("Make it short."), lacks_final_period("why?")
+    (True, False, False)
+    """
     return not tail.rstrip().endswith((".", "!", "?", "。", "！", "？", ":", ";", '"', "'", ")"))
 
 
@@ -468,14 +538,17 @@ def rejects(tail: str, artifact: str, kind: str, separator: str = "blank") -> st
     >>> rejects("def g(): pass", "def f(x):\\n    return 2 * x + 1", "code")
     'code'
     """
-    checks = (("size", not remark_size_ok(tail)), ("longer than half the artifact",
-                                                    not shorter_than_artifact(artifact, tail)),
-              ("code", has_code_line(tail)), ("output", is_output(tail)), ("link", is_url_only(tail)),
-              ("list item", is_list_item(tail)), ("sign-off", is_sign_off(tail)),
-              ("announces more", introduces_more(tail)), ("heading", is_heading(tail)),
-              ("dialogue", is_dialogue_line(tail)), ("interface text", is_interface_text(tail)))
+    # Asked in this order, and no further than the first that fails: the size check comes first, so that
+    # the other rules only ever read a tail of 40 words (though its lines may still be long).
+    checks = (("size", lambda: not remark_size_ok(tail)),
+              ("longer than half the artifact", lambda: not shorter_than_artifact(artifact, tail)),
+              ("code", lambda: has_code_line(tail)), ("output", lambda: is_output(tail)),
+              ("link", lambda: is_url_only(tail)), ("list item", lambda: is_list_item(tail)),
+              ("sign-off", lambda: is_sign_off(tail)), ("announces more", lambda: introduces_more(tail)),
+              ("heading", lambda: is_heading(tail)), ("dialogue", lambda: is_dialogue_line(tail)),
+              ("interface text", lambda: is_interface_text(tail)))
     for reason, failed in checks:
-        if failed:
+        if failed():
             return reason
     if kind == "prose" and not any(rule(tail) for rule in STRONG_MARKERS.values()):
         return "no strong marker after prose"

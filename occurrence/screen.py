@@ -8,7 +8,8 @@ candidate each time, numbered by `repeat`; the unique candidates are the rows
 with repeat 1, the count the paper reports.
 
 The corpus is read in constant memory (`occurrence.stream`); only the rows and
-the set of message checksums seen grow, by about 300 and 32 bytes a candidate.
+the set of message checksums seen grow, by about 600 bytes a candidate together
+(and 1.2 kB more each while the file is written).
 The file is written whole at the end (atomically): a header with the corpus's
 checksums and the counts, then the rows in corpus order.
 """
@@ -26,7 +27,7 @@ from occurrence import SCREEN_VERSION
 from occurrence.progress import Progress
 from occurrence.records import OCCURRENCE_VERSION, Candidate, CorpusRef, ScreenHeader, Truncated
 from occurrence.segment import find_seam
-from occurrence.shapes import Conversation, conversation
+from occurrence.shapes import FORMATS, Conversation, conversation
 from occurrence.stream import Corpus, Reader, file_sha256, open_corpus
 
 
@@ -45,9 +46,16 @@ def message_sha256(text: str) -> str:
 
 
 def conversations(corpus: Corpus, fmt: str, reader: Reader):
-    """The corpus's conversations, read by the shape of `fmt`."""
+    """The corpus's conversations, read by the shape of `fmt`. A first row of another shape is most likely a
+    wrong --format, and the error says so."""
     for index, item in enumerate(reader):
-        yield conversation(item.value, fmt, index, f"{corpus.name}:{item.line}")
+        try:
+            yield conversation(item.value, fmt, index, f"{corpus.name}:{item.line}")
+        except UserError as exc:
+            if index:
+                raise
+            raise UserError(f"{exc}; the first conversation, read as --format {fmt}: is that this corpus's row "
+                            f"shape? (one of {', '.join(FORMATS)}; docs/OCCURRENCE.md, 'Corpora')") from None
 
 
 def candidates_of(chat: Conversation, part: int, seen: dict[str, int]) -> list[Candidate]:

@@ -10,14 +10,16 @@ other fields of a row or a turn are ignored (WildChat and LMSYS carry many).
 An id is a string (an integer is taken as its decimal string: generic exports
 number their rows). A row that lacks what its shape needs is a `UserError`
 naming file, line and field: the screen never skips a conversation silently.
+The error says what kind of value it found, never the value: no message text
+in a message either.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common import jsonl
 from common.errors import UserError
-from common.records import shown
 
 FORMATS = ("sharegpt", "wildchat", "lmsys", "jsonl")
 USER_ROLES = frozenset({"human", "user"})
@@ -40,12 +42,20 @@ class Conversation:
     turns: tuple[Turn, ...]
 
 
+def _found(row: dict, name: str) -> str:
+    """What a field holds, for an error message: its JSON kind ("a string", "an array", "null") or "missing",
+    never its value. A field that should hold a turn's text may hold the text in another shape (a list of
+    parts), and an error message is no place for message text either."""
+    return "missing" if name not in row else jsonl.kind(row[name])
+
+
 def _id(row: dict, name: str, where: str) -> str:
     value = row.get(name)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if not isinstance(value, str) or not value:
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected the conversation's id (a non-empty "
+        found = "''" if value == "" else _found(row, name)
+        raise UserError(f"{where}: field {name!r} is {found}, expected the conversation's id (a non-empty "
                         "string)")
     return value
 
@@ -53,17 +63,19 @@ def _id(row: dict, name: str, where: str) -> str:
 def _turns(row: dict, names: tuple[str, ...], speaker: str, text: str, where: str) -> tuple[Turn, ...]:
     listed = next((row[name] for name in names if name in row), None)
     if not isinstance(listed, list):
-        raise UserError(f"{where}: field {names[0]!r} is {shown(listed)}, expected a list of turns")
+        found = _found(row, next((name for name in names if name in row), names[0]))
+        raise UserError(f"{where}: field {names[0]!r} is {found}, expected a list of turns")
     turns = []
     for number, turn in enumerate(listed):
         if not isinstance(turn, dict):
-            raise UserError(f"{where}: turn {number} is {shown(turn)}, expected an object with {speaker!r} and "
-                            f"{text!r}")
+            raise UserError(f"{where}: turn {number} is {jsonl.kind(turn)}, expected an object with {speaker!r} "
+                            f"and {text!r}")
         role, value = turn.get(speaker), turn.get(text)
         if not isinstance(role, str):
-            raise UserError(f"{where}: turn {number}: field {speaker!r} is {shown(role)}, expected a string")
+            raise UserError(f"{where}: turn {number}: field {speaker!r} is {_found(turn, speaker)}, expected a "
+                            "string")
         if not isinstance(value, str):
-            raise UserError(f"{where}: turn {number}: field {text!r} is {shown(value)}, expected a string")
+            raise UserError(f"{where}: turn {number}: field {text!r} is {_found(turn, text)}, expected a string")
         turns.append(Turn(role, value))
     return tuple(turns)
 
@@ -76,7 +88,7 @@ def conversation(row, fmt: str, index: int, where: str) -> Conversation:
     ('a1', [('human', True)])
     """
     if not isinstance(row, dict):
-        raise UserError(f"{where}: expected a conversation object, found {shown(row)}")
+        raise UserError(f"{where}: expected a conversation object, found {jsonl.kind(row)}")
     if fmt == "sharegpt":
         return Conversation(index, _id(row, "id", where), _turns(row, ("conversations",), "from", "value", where))
     if fmt == "wildchat":

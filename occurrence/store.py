@@ -10,13 +10,12 @@ with an fsync, a torn last line moved aside before the next session.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import jsonl
+from common import files, jsonl
 from common.errors import UserError
-from common.files import append_durable
+from common.files import append_durable, set_aside_tail
 from occurrence.records import (
     Answer,
     Candidate,
@@ -40,15 +39,7 @@ def _rows(path: Path, what: str, *, allow_torn: bool = False):
     if end < len(data) and not allow_torn:
         line = data[:end].count(b"\n") + 1
         raise UserError(f"{path}:{line}: the last line is torn ({len(data) - end} bytes without a final newline)")
-    for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        where = f"{path}:{number}"
-        try:
-            row = jsonl.parse(raw)
-        except jsonl.BadJson as exc:
-            raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
-        if not isinstance(row, dict):
-            raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
-        yield where, row
+    yield from jsonl.parse_lines(path, data[:end])
 
 
 def _header(where: str, row: dict, kind: type, what: str):
@@ -174,21 +165,13 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
 
 def move_torn_tail(sample: SampleFile) -> Path | None:
     """Move a torn last line (never acknowledged to the annotator) to `<file>.torn` and cut it off."""
-    if not sample.torn:
-        return None
-    aside = sample.path.with_name(sample.path.name + ".torn")
-    with open(sample.path, "rb") as f:
-        f.seek(sample.size)
-        tail = f.read()
-    with open(aside, "ab") as f:
-        f.write(tail + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    with open(sample.path, "r+b") as f:
-        f.truncate(sample.size)
-        f.flush()
-        os.fsync(f.fileno())
-    return aside
+    return set_aside_tail(sample.path, sample.size) if sample.torn else None
+
+
+def locked(path: str | Path):
+    """Hold an exclusive lock on the sample file while its page is served (`common.files.locked`)."""
+    return files.locked(path, what="sample file", made_by="seam.py occurrence sample",
+                        served_by="seam.py occurrence annotate")
 
 
 def append_answer(path: str | Path, answer: Answer) -> None:

@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import re
+import sys
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -131,14 +132,19 @@ class Corpus:
 
 
 class _Gunzip(io.RawIOBase):
-    """A .gz file's decompressed bytes. Unlike `gzip.GzipFile`, a file cut short gives every byte that was
-    decompressed before the cut and then ends, with `cut` set, so that the JSON above decides what was lost;
-    damaged data (a CRC that does not match) is a `zlib.error`. Several gzip members follow one another."""
+    """A .gz file's decompressed bytes, a bounded piece at a time. Unlike `gzip.GzipFile`, a file cut short
+    gives every byte that was decompressed before the cut and then ends, with `cut` set, so that the JSON
+    above decides what was lost; damaged data (a CRC that does not match) is a `zlib.error`. Several gzip
+    members follow one another; zero bytes after a member (padding, as `gzip` and `gunzip` allow) are
+    skipped. At most `CHUNK` decompressed bytes are held at a time, however well the data compresses (a
+    megabyte of repetitive JSON can inflate to a hundred)."""
 
     def __init__(self, raw) -> None:
         self.raw = raw
-        self.inflate = zlib.decompressobj(31)
+        self.inflate = zlib.decompressobj(31)  # None between two members
+        self.after = b""  # bytes read after the end of a member, not yet looked at
         self.pending = b""
+        self.start = 0  # bytes of `pending` already given
         self.done = False
         self.cut = False
 
@@ -146,22 +152,36 @@ class _Gunzip(io.RawIOBase):
         return True
 
     def readinto(self, buffer) -> int:
-        while not self.pending and not self.done:
-            chunk = self.raw.read(CHUNK)
-            if not chunk:
-                self.done = True
-                self.cut = not self.inflate.eof
-                self.pending = self.inflate.flush()
-                break
-            data = self.inflate.decompress(chunk)
-            while self.inflate.eof and self.inflate.unused_data:
-                rest, self.inflate = self.inflate.unused_data, zlib.decompressobj(31)
-                data += self.inflate.decompress(rest)
-            self.pending = data
-        size = min(len(buffer), len(self.pending))
-        buffer[:size] = self.pending[:size]
-        self.pending = self.pending[size:]
+        while self.start >= len(self.pending) and not self.done:
+            self.pending, self.start = self._inflate(), 0
+        size = min(len(buffer), len(self.pending) - self.start)
+        buffer[:size] = self.pending[self.start:self.start + size]
+        self.start += size
         return size
+
+    def _inflate(self) -> bytes:
+        """The next piece of decompressed bytes (at most CHUNK, from as little input as that takes); b"" at
+        the end of the file."""
+        while True:
+            inflate = self.inflate
+            if inflate is not None and inflate.unconsumed_tail:
+                data = inflate.decompress(inflate.unconsumed_tail, CHUNK)
+            elif inflate is not None and inflate.eof:  # a member ended: another may follow, or zero padding
+                self.inflate, self.after = None, inflate.unused_data
+                continue
+            else:
+                chunk, self.after = self.after or self.raw.read(CHUNK), b""
+                if not chunk:  # the file ends: inside a member (cut short), or after a whole one
+                    self.done, self.cut = True, inflate is not None
+                    return b"" if inflate is None else inflate.flush()
+                if inflate is None:
+                    chunk = chunk.lstrip(b"\0")
+                    if not chunk:
+                        continue
+                    self.inflate = inflate = zlib.decompressobj(31)
+                data = inflate.decompress(chunk, CHUNK)
+            if data:
+                return data
 
 
 def open_corpus(path: str | Path, member: str | None = None) -> Corpus:
@@ -371,6 +391,11 @@ def _array(corpus: Corpus) -> Iterator[Item]:
                     return TruncatedTail(line, offset, len(text.buf.encode("utf-8")) + text.lost)
             except RecursionError:
                 raise _damaged(text, pos, "JSON nested too deeply to read") from None
+            except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
+                if "integer string conversion" not in str(exc):
+                    raise
+                raise _damaged(text, pos, f"a number of more than {sys.get_int_max_str_digits():,} digits in "
+                               "this object") from None
         line, offset = text.where(pos)
         yield Item(value, line, offset)
         pos, expect_value, first = end, False, False
@@ -405,13 +430,35 @@ def _lines(corpus: Corpus) -> Iterator[Item]:
             try:
                 value = jsonl.parse(line)
             except jsonl.BadJson as exc:
-                if not following and not line.endswith(b"\n"):  # the last line, cut short
+                if not following and not line.endswith(b"\n") and _line_cut_short(line):
                     return TruncatedTail(number, start, len(line))
                 raise UserError(f"{corpus.name}:{number}: byte {start:,}: expected one JSON object per line "
                                 f"({exc.reason}); the corpus is damaged here") from None
             yield Item(value, number, start)
         line = following
     return TruncatedTail(number + 1, offset, 0) if corpus.cut_short() else None
+
+
+def _line_cut_short(line: bytes) -> bool:
+    """Whether a last line (no newline after it) that does not parse fails only because the file ends there:
+    inside a string, a token, or a character's bytes, with nothing wrong before. Anything else (a whole object
+    and more after it, bytes that are not UTF-8, a wrong token) is damage, not a cut.
+
+    >>> _line_cut_short(b'{"id": "a", "messages": [{"content": "Gr\\xc3'), _line_cut_short(b'{"id": "a"} xx')
+    (True, False)
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        text = decoder.decode(line)  # not final: the bytes of a character cut in two are held back, not refused
+    except UnicodeDecodeError:
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _cut_short(text, exc)
+    except (RecursionError, ValueError):
+        return False
+    return False  # a whole object, then part of a character: garbage after it
 
 
 def _readline(corpus: Corpus) -> bytes:

@@ -26,13 +26,13 @@ def match_corpora(refs: tuple[CorpusRef, ...], paths) -> dict[int, Path]:
     for raw in paths:
         path = Path(raw)
         if not path.is_file():
-            raise UserError(f"{path}: no such corpus file")
+            raise UserError(f"--corpus {path}: no such corpus file")
         digest = sha256_file(path)
         matches = [number for number, ref in enumerate(refs) if ref.sha256 == digest]
         if not matches:
             names = ", ".join(f"{ref.file} ({ref.sha256[:12]}…)" for ref in refs)
-            raise UserError(f"{path}: not a corpus these candidates were screened from (SHA-256 {digest[:12]}…; "
-                            f"expected {names})")
+            raise UserError(f"--corpus {path}: not a corpus these candidates were screened from (SHA-256 "
+                            f"{digest[:12]}…; expected {names})")
         found.update((number, path) for number in matches)
     return found
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import fraction, non_negative_int, positive_int
+from common.argtypes import fraction, non_negative_int, port, positive_int
 
 DEFAULT_PORT = 8765
 
@@ -65,7 +65,7 @@ def add_commands(subparsers) -> None:
                "  then open http://127.0.0.1:8765/ (keys: a / n / u, 1-7, t, Enter; listed on the page)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("review", metavar="REVIEW.jsonl", help="the review file (from 'review sample')")
-    serve.add_argument("--port", type=non_negative_int, default=DEFAULT_PORT,
+    serve.add_argument("--port", type=port, default=DEFAULT_PORT,
                        help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--reviewer", default=None, metavar="NAME",
                        help="who answers (needed for the first answer; must match the file's reviewer after)")

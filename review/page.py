@@ -92,11 +92,12 @@ SCRIPT = """
 """
 
 
-def _digest(text: str) -> str:
+def script_hash(text: str) -> str:
+    """The Content-Security-Policy source that lets exactly this inline style or script run."""
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {_digest(STYLE)}; script-src {_digest(SCRIPT)}; "
+CONTENT_SECURITY_POLICY = (f"default-src 'none'; style-src {script_hash(STYLE)}; script-src {script_hash(SCRIPT)}; "
                            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
 
@@ -140,11 +141,13 @@ class CaseView:
     error: str | None = None
 
 
-def _document(title: str, body: str) -> str:
+def document(title: str, body: str, script: str = SCRIPT) -> str:
+    """A whole page: the review page's style, `body`, and `script` (the review page's keys; the occurrence
+    annotation page brings its own)."""
     return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
-            f"<script>{SCRIPT}</script>\n</body></html>\n")
+            f"<script>{script}</script>\n</body></html>\n")
 
 
 def _section(title: str, inner_html: str, note: str = "") -> str:
@@ -187,7 +190,7 @@ def case_page(view: CaseView) -> str:
     nav.append("<a href=\"/\">first unanswered case</a>")
     lines.append("<nav>" + "".join(nav) + "</nav>")
     lines.append(KEYS_HELP)
-    return _document(f"seam review: case {view.number} of {view.total}", "\n".join(lines))
+    return document(f"seam review: case {view.number} of {view.total}", "\n".join(lines))
 
 
 def _form(view: CaseView) -> str:
@@ -226,9 +229,9 @@ def done_page(total: int, reviewer: str, saved: int | None) -> str:
     body.append("<p>Every answer is in the review file. Any case can still be revisited (a new answer replaces "
                 "the old one): <a id=\"next\" href=\"/case/1\">case 1</a>. Stop the server with Ctrl+C, then run "
                 "<code>python seam.py review report REVIEW.jsonl --labels LABELS --out DIR</code>.</p>")
-    return _document("seam review: done", "\n".join(body))
+    return document("seam review: done", "\n".join(body))
 
 
 def message_page(title: str, text: str) -> str:
     """A short page for a refused request (bad form, unknown case)."""
-    return _document(title, f"<p class=\"error\">{escape(text)}</p><p><a href=\"/\">back to the review</a></p>")
+    return document(title, f"<p class=\"error\">{escape(text)}</p><p><a href=\"/\">back to the review</a></p>")

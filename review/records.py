@@ -229,3 +229,27 @@ def check_reviewer(name: str, where: str = "--reviewer") -> str:
 
 ROW_KINDS = {"header": Header, "case": Case, "answer": Answer}
 CONDITION_ORDER = {condition: index for index, condition in enumerate(CONDITIONS)}
+
+
+def session_reviewer(path, given: str | None, recorded: str | None, *, file: str, verb: str,
+                     more: str = "") -> str:
+    """Who a page session answers as: the name given, else the one on the file's answers. Refused: no name
+    at all (before the first answer), a bad name, and a second reviewer on a file that holds one's answers
+    (`file` names the file, `verb` what the reviewer does, `more` points to help).
+
+    >>> session_reviewer("s.jsonl", None, "ada", file="review file", verb="reviews")
+    'ada'
+    >>> session_reviewer("s.jsonl", "bob", "ada", file="sample file", verb="answers")
+    Traceback (most recent call last):
+    ...
+    common.errors.UserError: s.jsonl: holds the answers of reviewer 'ada'; a sample file holds one reviewer's ...
+    """
+    if given is None:
+        if recorded is None:
+            raise UserError(f"{path}: no answers yet; say who {verb} with --reviewer NAME")
+        given = recorded
+    check_reviewer(given)
+    if recorded is not None and recorded != given:
+        raise UserError(f"{path}: holds the answers of reviewer {recorded!r}; a {file} holds one reviewer's "
+                        f"answers, so {given!r} needs their own copy{more}")
+    return given

@@ -37,7 +37,7 @@ from review.records import KIT_VERDICTS, VERDICTS, Answer, FileRef, kit_verdict
 from review.sample import population
 from review.store import ReviewFile
 from stats.rates import NAN, proportion
-from stats.render import Column, Table, interval_text, percent, to_csv, to_markdown
+from stats.render import Column, Table, interval_text, percent, write_report
 
 UNSURE_NOTE = ("Unsure answers (and cases not answered) are counted in the confusion matrix but left out of "
                "precision, recall, agreement and the rates: they are taken as missing at random within their "
@@ -517,15 +517,6 @@ def _number(value) -> float | None:
 
 
 def write(report: ReviewReport, out: Path) -> list[Path]:
-    """Write each table as CSV and Markdown, and provenance.json, all or nothing."""
-    from common.files import write_files
-
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: exists and is not a directory")
-    texts = {}
-    for table in report.tables:
-        texts[out / f"{table.name}.csv"] = to_csv(table)
-        texts[out / f"{table.name}.md"] = to_markdown(table)
-    texts[out / "review_provenance.json"] = jsonl.dumps(report.provenance)
-    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "review report files")
-    return list(texts)
+    """Write each table as CSV and Markdown, and review_provenance.json, all or nothing."""
+    return write_report(out, report.tables, ("review_provenance.json", jsonl.dumps(report.provenance)),
+                        "review report files")

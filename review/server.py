@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 from common.errors import UserError
 from review import inputs, page, store
 from review.inputs import Asked
-from review.records import ABSORPTION_KINDS, NOTE_LIMIT, VERDICTS, Answer, Case, check_reviewer
+from review.records import ABSORPTION_KINDS, NOTE_LIMIT, VERDICTS, Answer, Case, session_reviewer
 
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
@@ -109,15 +109,8 @@ def open_session(path: str | Path, reviewer: str | None, *, show_condition: bool
     moved = store.move_torn_tail(review)
     if moved is not None:
         review = store.read(path)
-    if reviewer is None:
-        reviewer = review.reviewer
-        if reviewer is None:
-            raise UserError(f"{path}: no answers yet; say who reviews with --reviewer NAME")
-    check_reviewer(reviewer)
-    if review.reviewer is not None and review.reviewer != reviewer:
-        raise UserError(f"{path}: holds the answers of reviewer {review.reviewer!r}; a review file holds one "
-                        f"reviewer's answers, so {reviewer!r} needs their own copy (docs/REVIEW.md, 'A second "
-                        "reviewer')")
+    reviewer = session_reviewer(path, reviewer, review.reviewer, file="review file", verb="reviews",
+                                more=" (docs/REVIEW.md, 'A second reviewer')")
     header = review.header
     inputs.check_unchanged(header.traces, "trace")
     if header.requests is not None:

@@ -13,15 +13,12 @@ exclusive lock on the file, so that two servers cannot interleave answers.
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import jsonl
+from common import files, jsonl
 from common.errors import UserError
-from common.files import append_durable
+from common.files import append_durable, set_aside_tail
 from common.records import shown
 from review.records import ROW_KINDS, Answer, Case, Header
 
@@ -136,21 +133,7 @@ def _check_answer(answer: Answer, cases: list[Case], answers: list[Answer], wher
 
 def move_torn_tail(review: ReviewFile) -> Path | None:
     """Move a torn last line (never acknowledged) to `<file>.torn` and cut the file back to its last newline."""
-    if not review.torn:
-        return None
-    aside = review.path.with_name(review.path.name + ".torn")
-    with open(review.path, "rb") as f:
-        f.seek(review.size)
-        tail = f.read()
-    with open(aside, "ab") as f:
-        f.write(tail + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    with open(review.path, "r+b") as f:
-        f.truncate(review.size)
-        f.flush()
-        os.fsync(f.fileno())
-    return aside
+    return set_aside_tail(review.path, review.size) if review.torn else None
 
 
 def append(path: str | Path, answer: Answer) -> None:
@@ -168,29 +151,6 @@ def append(path: str | Path, answer: Answer) -> None:
         raise UserError(f"{path}: the answer to case {answer.case} was NOT saved: {exc.strerror or exc}") from None
 
 
-@contextlib.contextmanager
-def locked(path: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock on the review file (where the system has `fcntl`): one server per file.
-
-    The kernel releases the lock when the process ends, however it ends, so a killed server never
-    leaves the file locked.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not on a POSIX system: no lock, the one-server rule is then the user's to keep
-        yield
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such review file (make one with 'seam.py review sample')") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a review file (JSON Lines)") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError(f"{path}: another 'seam.py review serve' is serving this file; stop it first") from None
-        yield
-    finally:
-        os.close(fd)
+def locked(path: str | Path):
+    """Hold an exclusive lock on the review file (`common.files.locked`): one server per file."""
+    return files.locked(path, what="review file", made_by="seam.py review sample", served_by="seam.py review serve")

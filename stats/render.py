@@ -15,7 +15,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.files import write_text
+from common.errors import UserError
+from common.files import write_files, write_text
 
 KINDS = ("text", "int", "proportion", "pvalue", "flag", "float")
 MISSING = "\u2014"  # em dash in the display formats
@@ -256,6 +257,29 @@ def write_table(directory: Path, table: Table, *, command: str) -> list[Path]:
         write_text(path, text)
         paths.append(path)
     return paths
+
+
+def write_report(out: Path, tables, provenance: tuple[str, str], what: str) -> list[Path]:
+    """Write each table as `<name>.csv` and `<name>.md` and the provenance (a file name and its text) into the
+    folder `out`, every file or (a full disk) none; `what` names them in a failure ("review report files").
+    For the reports that carry no LaTeX (the human review's, the occurrence audit's).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [path.name for path in write_report(Path(tmp), [_EXAMPLE], ("provenance.json", "{}"), "example files")]
+    ['example.csv', 'example.md', 'provenance.json']
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: exists and is not a directory")
+    texts = {}
+    for table in tables:
+        texts[out / f"{table.name}.csv"] = to_csv(table)
+        texts[out / f"{table.name}.md"] = to_markdown(table)
+    name, text = provenance
+    texts[out / name] = text
+    write_files({path: text.encode("utf-8") for path, text in texts.items()}, what)
+    return list(texts)
 
 
 # The small table the examples above show.

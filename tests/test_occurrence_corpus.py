@@ -66,20 +66,39 @@ def test_integer_ids_are_read_as_their_decimal_string():
 
 
 @pytest.mark.parametrize(("fmt", "row", "message"), [
-    ("sharegpt", {"conversations": []}, "f.json:4: field 'id' is None, expected the conversation's id"),
-    ("sharegpt", {"id": "a", "conversations": "hi"}, "f.json:4: field 'conversations' is 'hi', expected a list"),
+    ("sharegpt", {"conversations": []}, "f.json:4: field 'id' is missing, expected the conversation's id"),
+    ("sharegpt", {"id": "", "conversations": []}, "f.json:4: field 'id' is '', expected the conversation's id"),
+    ("sharegpt", {"id": "a", "conversations": "hi"},
+     "f.json:4: field 'conversations' is a string, expected a list"),
     ("wildchat", {"conversation_hash": "a", "conversation": [{"role": "user"}]},
-     "f.json:4: turn 0: field 'content' is None, expected a string"),
+     "f.json:4: turn 0: field 'content' is missing, expected a string"),
     ("lmsys", {"conversation_id": "a", "conversation": [{"role": 1, "content": "x"}]},
-     "f.json:4: turn 0: field 'role' is 1, expected a string"),
-    ("jsonl", {"id": "a"}, "f.json:4: field 'conversation' is None, expected a list of turns"),
-    ("jsonl", {"id": "a", "messages": ["hi"]}, "f.json:4: turn 0 is 'hi', expected an object"),
-    ("jsonl", [1, 2], "f.json:4: expected a conversation object, found [1, 2]"),
+     "f.json:4: turn 0: field 'role' is a number, expected a string"),
+    ("jsonl", {"id": "a"}, "f.json:4: field 'conversation' is missing, expected a list of turns"),
+    ("jsonl", {"id": "a", "messages": None}, "f.json:4: field 'conversation' is null, expected a list of turns"),
+    ("jsonl", {"id": "a", "messages": ["hi"]}, "f.json:4: turn 0 is a string, expected an object"),
+    ("jsonl", [1, 2], "f.json:4: expected a conversation object, found an array"),
 ])
 def test_a_row_of_the_wrong_shape_is_one_line_naming_file_line_and_field(fmt, row, message):
     with pytest.raises(UserError) as caught:
         shapes.conversation(row, fmt, 0, "f.json:4")
     assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("fmt", shapes.FORMATS)
+def test_a_row_of_the_wrong_shape_is_refused_without_quoting_its_text(tmp_path, fmt, capsys):
+    """A turn whose text comes as a list of parts (as some exports write it), a turn that is a bare string,
+    a conversation that is one: the error said the value, up to 60 characters of the message."""
+    secret = "PLANT-9-secret words the user typed"
+    for turn in ({"role": "user", "from": "human", "content": [{"type": "text", "text": secret}],
+                  "value": [{"type": "text", "text": secret}]}, secret):
+        row = {"id": "a", "conversation_hash": "a", "conversation_id": "a", "conversations": [turn],
+               "conversation": [turn]}
+        path = tmp_path / "c.jsonl"
+        path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        with pytest.raises(UserError) as caught:
+            _screen(path, fmt)
+        assert "PLANT" not in str(caught.value) and "c.jsonl:1" in str(caught.value)
 
 
 # ------------------------------------------------------------------------------------------- cut short
@@ -139,6 +158,34 @@ def test_a_json_lines_file_cut_inside_its_last_line_loses_only_that_line(tmp_pat
     values, reader, _ = _read(path)
     assert len(values) == len(chats) - 1
     assert reader.truncated.line == len(chats) and reader.truncated.bytes == len(text.splitlines()[-1]) - 29
+
+
+def test_a_json_lines_file_cut_inside_a_character_of_its_last_line_loses_only_that_line(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes('{"id": "a", "messages": []}\n{"id": "b", "messages": [{"content": "Grüße'.encode()[:-3])
+    values, reader, _ = _read(path)
+    assert len(values) == 1 and (reader.truncated.line, reader.truncated.offset) == (2, 28)
+
+
+@pytest.mark.parametrize(("last", "reason"), [
+    (b'{"id": "b", "messages": []} garbage', "Extra data"),
+    (b'{"id": "b", "messages": [}', "Expecting value"),
+    (b'{"id": "b", "messages": ["\xff', "not UTF-8"),
+])
+def test_a_last_line_without_its_newline_that_is_damaged_not_cut_is_an_error(tmp_path, last, reason):
+    """Only a line that stops where the file stops (inside a string, a token, a character) is a cut; a
+    last line with damage before its end was skipped as one, and what it held was lost silently."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "messages": []}\n' + last)
+    with pytest.raises(UserError, match=rf"bad.jsonl:2: byte 28: expected one JSON object per line \(.*{reason}"):
+        _read(path)
+
+
+def test_a_number_too_long_to_read_is_one_line_in_an_array_too(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('[{"id": "a", "conversations": []},\n{"id": ' + "9" * 5000 + "}]", encoding="utf-8")
+    with pytest.raises(UserError, match=r"bad.json:2: byte 35: a number of more than 4,300 digits"):
+        _read(path)
 
 
 def test_a_whole_last_line_without_its_newline_is_read(tmp_path):
@@ -256,6 +303,23 @@ def test_a_gzip_cut_short_is_read_up_to_the_cut(tmp_path):
         assert values == [json.loads(line) for line in lines[:len(values)]]  # nothing lost before the cut
 
 
+def test_gzip_members_in_a_row_and_zero_padding_after_them_are_read(tmp_path):
+    """As gzip and gunzip read them: members concatenated (`cat a.gz b.gz`), zero bytes after the last (tape
+    padding); anything else after a member is damage."""
+    text = lines_text(sharegpt_rows(conversations()))
+    half = len(text) // 2
+    cut = text.rindex("\n", 0, half) + 1
+    data = gzip.compress(text[:cut].encode()) + gzip.compress(text[cut:].encode()) + b"\0" * 5000
+    path = tmp_path / "c.jsonl.gz"
+    path.write_bytes(data)
+    values, reader, corpus = _read(path)
+    assert values == [json.loads(line) for line in text.splitlines()] and reader.truncated is None
+    assert not corpus.cut_short()
+    path.write_bytes(data + b"garbage")
+    with pytest.raises(UserError, match="c.jsonl.gz: the compressed data is damaged"):
+        _read(path)
+
+
 def test_an_archive_member_is_found_or_named(tmp_path):
     wheel = tmp_path / "two.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
@@ -303,3 +367,38 @@ def test_a_json_lines_file_whose_first_line_is_longer_than_the_peek_is_read_whol
     values, reader, corpus = _read(path)
     assert values == rows and reader.truncated is None
     assert corpus.stream.count == path.stat().st_size  # every byte counted (and hashed) once
+
+
+# ------------------------------------------------------------------------------------------- memory
+
+CHUNK = stream.CHUNK
+
+@pytest.mark.parametrize("name", ["big.json", "big.jsonl", "big.jsonl.gz", "big.json.gz", "big.zip"])
+def test_a_corpus_is_read_in_constant_memory(tmp_path, name):
+    """A 30 MB corpus is screened with a few megabytes of memory: the reader holds a window of the text, not
+    the file, and only candidates are kept (here one conversation in a thousand is one). Its repetitive
+    text compresses a hundredfold: a .gz was inflated a compressed megabyte at a time, the whole corpus at
+    once (81 MB at the peak)."""
+    import tracemalloc
+
+    chat = conversations(repeat_first=False)
+    filler = [("user", "What is the capital of France? " * 40), ("assistant", "Paris. " * 200)]
+    chats = [(f"c{n}", chat[0][1] if n % 1000 == 0 else filler) for n in range(12_000)]
+    rows = sharegpt_rows(chats)
+    text = array_text(rows) if name.endswith(".json") else lines_text(rows)
+    data = text.encode("utf-8")
+    path = tmp_path / name
+    if name.endswith(".zip"):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("corpus.json", data)
+    else:
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert len(data) > 30_000_000 and (path.stat().st_size < CHUNK) == name.endswith((".gz", ".zip"))
+    tracemalloc.start()
+    try:
+        result = _screen(path, "sharegpt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.header.conversations == len(chats) and result.header.candidates == 12
+    assert peak < 8_000_000, f"{peak:,} bytes at the peak for {len(data):,} bytes of corpus"

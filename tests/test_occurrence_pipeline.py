@@ -7,12 +7,22 @@ import dataclasses
 import hashlib
 import http.client
 import io
+import json
 import threading
 import urllib.parse
 
 import pytest
 from support.fakeserver import serve, write_config
-from support.occurrencedata import NEGATIVES, PLANTS, POSITIVES, all_output_text, conversations, write_corpus
+from support.occurrencedata import (
+    NEGATIVES,
+    PLANTS,
+    POSITIVES,
+    all_output_text,
+    array_text,
+    conversations,
+    sharegpt_rows,
+    write_corpus,
+)
 
 import seam
 from common import jsonl
@@ -53,6 +63,26 @@ def test_the_screen_keeps_the_positives_and_counts_each_repeated_message_once(sc
                                                                                  "json_array", None, None)
 
 
+def test_the_screen_reports_progress_rate_and_eta_then_the_time_it_took(tmp_path):
+    from occurrence.progress import Progress
+
+    log, now = io.StringIO(), [0.0]
+    progress = Progress(log, "screen c.json", 1000, "messages/s", interval_s=10, clock=lambda: now[0])
+    for step in range(1, 40):
+        now[0] = float(step)
+        progress.update(25 * step, 100 * step, f"{step} conversations")
+    progress.update(1000, 4000, "40 conversations", final=True)
+    lines = log.getvalue().splitlines()
+    assert lines[:2] == ["screen c.json: 2.5 % of the corpus · 1 conversations · 100 messages/s · ETA 0m39s",
+                         "screen c.json: 27.5 % of the corpus · 11 conversations · 100 messages/s · ETA 0m29s"]
+    assert len(lines) == 5  # one every 10 s, and the last
+    assert lines[-1].endswith("100.0 % of the corpus · 40 conversations · 103 messages/s · took 0m39s")
+    corpus = write_corpus(tmp_path / "c.jsonl", "lmsys")
+    log = io.StringIO()
+    screen.screen(corpus, "lmsys", log=log)
+    assert "screen c.jsonl: 100.0 % of the corpus · 9 conversations · 5 candidates ·" in log.getvalue()
+
+
 def test_the_screen_writes_the_same_bytes_for_the_same_file_anywhere(screened, tmp_path):
     corpus, out = screened
     elsewhere = tmp_path / "other" / "chat.json"
@@ -84,11 +114,44 @@ def test_several_corpus_files_are_screened_in_order_and_named_per_candidate(tmp_
     assert [c.corpus for c in file.candidates] == [0] * (len(POSITIVES) + 1) + [1] * (len(POSITIVES) + 1)
 
 
+def test_a_wrong_format_flag_is_named_with_the_formats_there_are(screened, tmp_path, capsys):
+    corpus, out = screened
+    assert _main(["occurrence", "screen", str(corpus), "--format", "wildchat", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert f"{corpus}:2: field 'conversation_hash' is missing" in err
+    assert "read as --format wildchat: is that this corpus's row shape? (one of sharegpt, wildchat, lmsys, jsonl" in err
+
+
 def test_a_corpus_without_a_complete_conversation_is_refused(tmp_path, capsys):
     path = tmp_path / "cut.json"
     path.write_text('[{"id": "a", "conversations": [', encoding="utf-8")
     assert _main(["occurrence", "screen", str(path), "--format", "sharegpt", "--out", str(tmp_path / "o")]) == 2
     assert "no complete conversation in it" in capsys.readouterr().err
+
+
+def test_a_wrong_out_is_refused_before_the_corpus_is_read(screened, tmp_path, capsys):
+    """--out a folder failed only once the whole corpus was screened (an hour for a large one), and --out the
+    corpus itself replaced the corpus with its candidates."""
+    corpus, out = screened
+    before = corpus.read_bytes()
+    for target, words in ((tmp_path, "is a folder, expected the candidates file to write"),
+                          (corpus, "is an input of this command"),
+                          (corpus / "sub" / "c.jsonl",
+                           f"cannot create the folder {corpus / 'sub'}: {corpus} is a file")):
+        assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {target}: {words}" in err and "screen chat.json" not in err  # no progress: nothing read
+    assert corpus.read_bytes() == before
+    with serve() as server:
+        config = write_config(tmp_path / "judge.toml", server).path
+        for option, target in (("--out", out), ("--traces", corpus)):
+            argv = ["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", config,
+                    "--traces", str(tmp_path / "t.jsonl"), "--out", str(tmp_path / "j.jsonl")]
+            argv[argv.index(option) + 1] = str(target)
+            assert _main(argv) == 2
+            assert f"{option} {target}: is an input of this command" in capsys.readouterr().err
+        assert server.received == []
+    assert corpus.read_bytes() == before
 
 
 def test_every_step_has_help(capsys):
@@ -132,6 +195,47 @@ def test_the_judge_asks_each_unique_candidate_once_through_the_runner_and_resume
     assert sorted(sent[:4]) == sorted(prompt.render(text) for text in POSITIVES) and "<<<MESSAGE>>>" in sent[0]
 
 
+def test_the_judge_limit_asks_the_first_unique_candidates_and_a_rerun_asks_the_rest(screened, tmp_path):
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        first = _judge(server, tmp_path, corpus, out, limit=2)
+        assert [row.verdict for row in first.rows] == ["yes", "no"] and len(server.received) == 2
+        assert [row.message_sha256 for row in first.rows] == [c.message_sha256 for c in
+                                                               store.read_candidates(out).unique()[:2]]
+        rest = _judge(server, tmp_path, corpus, out)
+        assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and len(server.received) == 4
+
+
+def test_a_trace_of_another_prompt_model_or_torn_is_refused_in_the_judges_words(screened, tmp_path):
+    """The runner refuses them too, but told the judge's user to 'use a new --out' (the judged file) and to
+    rerun 'seam.py run' with --move-torn, which the judge did not have."""
+    corpus, out = screened
+    traces = tmp_path / "judge.traces.jsonl"
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out, limit=1)
+        changed = tmp_path / "prompt.md"
+        changed.write_text(judge.PROMPT_PATH.read_text(encoding="utf-8").replace(
+            "judge-prompt-version: 1", "judge-prompt-version: 2"), encoding="utf-8")
+        with pytest.raises(UserError, match=r"judge.traces.jsonl:1: asked with another judge prompt .*this is "
+                                            r"version 2 .*give a new --traces"):
+            _judge(server, tmp_path, corpus, out, prompt_path=changed)
+        other = tmp_path / "other.toml"
+        other.write_text((tmp_path / "judge.toml").read_text(encoding="utf-8").replace(
+            'name = "fake-openai"', 'name = "other-model"'), encoding="utf-8")
+        with pytest.raises(UserError, match="holds the answers of model 'fake-openai', the config is "
+                                            "'other-model'; give another --traces"):
+            judge.judge(out, corpus=[corpus], fmt=None, config_path=other, traces=traces,
+                        out=tmp_path / "j.jsonl", log=io.StringIO(), policy=FAST)
+        with open(traces, "ab") as f:
+            f.write(b'{"id": "occ-')
+        with pytest.raises(UserError, match="the last line is torn .*rerun the same command with --move-torn"):
+            _judge(server, tmp_path, corpus, out)
+        asked = len(server.received)
+        assert [row.verdict for row in _judge(server, tmp_path, corpus, out, move_torn=True).rows] == [
+            "yes", "no", "yes", "no"] and len(server.received) == asked + 3
+    assert [path.read_bytes() for path in tmp_path.glob("judge.traces.jsonl.torn-*")] == [b'{"id": "occ-']
+
+
 def test_the_judge_cli_says_how_many_are_unanswered_and_exits_1(screened, tmp_path, capsys):
     corpus, out = screened
     with serve(_script([["say:yes"], ["say:no"], ["400"], ["say:yes"]])) as server:
@@ -146,20 +250,25 @@ def test_the_judge_cli_says_how_many_are_unanswered_and_exits_1(screened, tmp_pa
 def test_the_judge_reads_only_the_corpus_the_candidates_came_from(screened, tmp_path):
     corpus, out = screened
     other = write_corpus(tmp_path / "other.json", "sharegpt", chats=conversations(repeat_first=False))
-    with serve() as server, pytest.raises(UserError, match="not a corpus these candidates were screened from"):
+    refusal = r"^--corpus .*other.json: not a corpus these candidates were screened from"
+    with serve() as server, pytest.raises(UserError, match=refusal):
         _judge(server, tmp_path, other, out)
     with serve() as server, pytest.raises(UserError, match="--format lmsys, but chat.json was screened as sharegpt"):
         judge.judge(out, corpus=[corpus], fmt="lmsys", config_path=write_config(tmp_path / "x.toml", server).path,
                     traces=tmp_path / "t.jsonl", out=tmp_path / "j.jsonl", log=io.StringIO())
 
 
-def test_the_judges_traces_may_not_go_into_the_released_data(screened, tmp_path):
+@pytest.mark.parametrize("where", ["data/occurrence/judge.traces.jsonl", "judge.traces.jsonl",
+                                   "results/judge.traces.jsonl"])
+def test_the_judges_traces_may_not_go_into_the_checkout(screened, tmp_path, where, monkeypatch):
+    """Not under data/ (released), and not anywhere else in the checkout either: `--traces judge.jsonl` run
+    from the kit's folder put them at its top, untracked and one `git add -A` from being committed."""
     corpus, out = screened
+    monkeypatch.chdir(judge.CHECKOUT)
     with serve() as server, pytest.raises(UserError, match="the judge's traces hold model replies"):
         judge.judge(out, corpus=[corpus], fmt=None, config_path=write_config(tmp_path / "x.toml", server).path,
-                    traces=judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl", out=tmp_path / "j.jsonl",
-                    log=io.StringIO())
-    assert not (judge.RELEASED_DATA / "occurrence" / "judge.traces.jsonl").exists()
+                    traces=where, out=tmp_path / "j.jsonl", log=io.StringIO())
+    assert not (judge.CHECKOUT / where).exists() and not (judge.CHECKOUT / "results").exists()
 
 
 def test_a_changed_message_is_refused_not_judged(screened, tmp_path):
@@ -302,6 +411,25 @@ def test_answers_are_appended_as_given_and_a_new_session_continues(drawn):
         annotate.open_session(path, "bob", corpus=[corpus])
 
 
+def test_a_note_that_quotes_the_message_is_refused_and_nothing_is_saved(drawn):
+    """The sample file may be released; the note is for the annotator's own words. A note that pasted 40
+    characters of the message was saved as it was."""
+    corpus, out, path = drawn
+    session = annotate.open_session(path, "ada", corpus=[corpus])
+    before = path.read_bytes()
+    quote = session.messages[1][5:60]
+    page = _Page(session)
+    try:
+        reply, html = page.answer(1, "yes", f"it says: {quote}")
+        assert reply.status == 400 and "repeats 40 characters or more of the message" in html
+        assert path.read_bytes() == before
+        reply, _ = page.answer(1, "yes", f"short quote '{quote[:30]}' is fine")
+        assert reply.status == 303
+    finally:
+        page.stop()
+    assert [a.note for a in store.read_sample(path).answers] == [f"short quote '{quote[:30]}' is fine"]
+
+
 def test_a_torn_last_line_is_moved_aside_when_a_session_opens(drawn):
     corpus, out, path = drawn
     with open(path, "ab") as f:
@@ -315,6 +443,38 @@ def test_the_annotate_command_needs_a_reviewer_for_the_first_answer(drawn, capsy
     corpus, out, path = drawn
     assert _main(["occurrence", "annotate", str(path), "--corpus", str(corpus), "--port", "0"]) == 2
     assert "say who answers with --reviewer NAME" in capsys.readouterr().err
+
+
+def test_a_second_page_on_the_same_sample_is_refused_in_the_occurrence_commands_words(drawn, tmp_path, capsys):
+    """The lock is the review store's; its messages spoke of review files and 'seam.py review serve'."""
+    corpus, out, path = drawn
+    with store.locked(path):
+        assert _main(["occurrence", "annotate", str(path), "--corpus", str(corpus), "--reviewer", "ada",
+                      "--port", "0"]) == 2
+    assert "another 'seam.py occurrence annotate' is serving this file; stop it first" in capsys.readouterr().err
+    missing = tmp_path / "none.sample.jsonl"
+    assert _main(["occurrence", "annotate", str(missing), "--corpus", str(corpus), "--port", "0"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        f"{missing}: no such sample file (make one with 'seam.py occurrence sample')")
+
+
+def test_a_message_with_a_lone_surrogate_is_judged_and_shown_with_a_replacement_character(tmp_path):
+    """JSON allows "\\ud800" and the screen reads it (checksummed as its escape's bytes), but UTF-8 cannot
+    carry it: the judge's request and the page failed with a UnicodeEncodeError."""
+    text = POSITIVES[0].replace("btw", "btw \ud800")
+    corpus = tmp_path / "lone.json"
+    corpus.write_text(json.dumps([{"id": "a", "conversations": [{"from": "human", "value": text}]}]),
+                      encoding="utf-8")
+    out = tmp_path / "c.jsonl"
+    assert _main(["occurrence", "screen", str(corpus), "--format", "sharegpt", "--out", str(out)]) == 0
+    with serve() as server:
+        verdicts = _judge(server, tmp_path, corpus, out)
+        assert [row.status for row in verdicts.rows] == ["ok"]
+        assert "btw \ufffd" in server.received[0]["body"]["messages"][0]["content"]
+    drawn = tmp_path / "s.jsonl"
+    sample.write(sample.draw_file(out, judged=None, n=1, seed=1), drawn)
+    session = annotate.open_session(drawn, "ada", corpus=[corpus])
+    assert "btw \ufffd" in session.case_page(1).encode("utf-8").decode("utf-8")
 
 
 # ------------------------------------------------------------------------------------------- report
@@ -349,6 +509,24 @@ def test_the_report_counts_every_stage_and_the_confirmed_share(drawn, tmp_path):
     assert "human-confirmed share,2,3,0.666667," in csv
     provenance = jsonl.parse((first / "occurrence_provenance.json").read_bytes())
     assert provenance["answers"]["reviewer"] == "ada" and provenance["corpora"][0]["file"] == "chat.json"
+
+
+def test_the_report_counts_every_file_cut_short_even_where_no_object_was_lost(tmp_path):
+    """A .gz cut between two lines and an array cut between two objects lose no object of their own, but
+    their ends are missing all the same: the header marks them cut short, and so must the report (it counted
+    only the files that lost bytes of an object)."""
+    import gzip
+
+    text = "".join(jsonl.dumps(row) for row in sharegpt_rows(conversations()))
+    data = gzip.compress(text.encode("utf-8"))
+    (tmp_path / "a.jsonl.gz").write_bytes(data[:-9])  # the deflate stream's end and the trailer are missing
+    array = array_text(sharegpt_rows(conversations()))
+    (tmp_path / "b.json").write_text(array[:array.rindex(",\n  {") + 1], encoding="utf-8")
+    out = tmp_path / "c.jsonl"
+    assert _main(["occurrence", "screen", str(tmp_path / "a.jsonl.gz"), str(tmp_path / "b.json"),
+                  "--format", "sharegpt", "--out", str(out)]) == 0
+    rows = {row[0]: row[1] for row in report.build(out).tables[0].rows}
+    assert rows["corpus files cut short at their end (read up to the cut)"] == 2
 
 
 def test_the_report_refuses_a_sample_of_other_candidates(drawn, tmp_path):

@@ -144,7 +144,12 @@ def test_is_output_recognises_tracebacks_errors_logs_and_time_stamps():
     for tail in ["Traceback (most recent call last):", "ValueError: bad input", "[ERROR] disk full",
                  "2024-01-02 10:00:01 started", "(05:49) and that's the end of the video", "Process finished"]:
         assert rules.is_output(tail), tail
-    assert not rules.is_output("I get an error when I run it")
+    for tail in ["java.lang.NullPointerException: null", "requests.exceptions.ConnectionError: refused",
+                 "  DeprecationWarning: old API", "ErrorCode.ValueError.x: 3"]:
+        assert rules.is_output(tail), tail
+    for tail in ["I get an error when I run it", "Errors: none that I can see", "MyErrorHandler: is it ok?",
+                 "see ValueError: above"]:
+        assert not rules.is_output(tail), tail
 
 
 def test_is_url_only():
@@ -291,6 +296,39 @@ def test_after_prose_a_remark_needs_a_strong_marker_and_must_not_continue_a_list
     assert rules.rejects("kitchen, please keep this", cut, "prose", "blank") is None
 
 
+def _within(seconds: float, call, *args):
+    """call(*args), failed if it runs longer than `seconds` (SIGALRM interrupts the regular expression engine,
+    which checks for signals as it goes)."""
+    import signal
+
+    def late(signum, frame):
+        raise AssertionError(f"{call.__name__} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return call(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs signal.setitimer (POSIX)")
+def test_no_rule_takes_more_than_linear_time_on_a_long_line():
+    """Lines that took the rules quadratic or exponential time, stalling the screen on one message: a long run
+    of punctuation (word counting retried it at every character), a lower-case word followed by capitals and
+    no colon (a DNA sequence: the camelCase key pattern backtracked exponentially), a dotted name of many
+    "Error." parts (the exception-name pattern retried its end at each)."""
+    assert _within(10, rules.word_count, "-" * 300_000) == 0
+    assert _within(10, rules.has_words, "=" * 300_000 + " ok", 1)
+    assert not _within(10, rules.is_code_line, "atg" + "CGTA" * 20)
+    assert _within(10, rules.is_code_line, "atg" + "CGTA" * 20 + ": yes")  # still a camelCase key line
+    assert _within(10, rules.is_code_line, "a_" * 40)  # code by its symbols, decided after the key pattern
+    assert _within(10, rules.is_output, "Error." * 100_000 + "Error: x")
+    message = "Fix this:\n" + ("-" * 200_000 + "\n") * 3 + "\nbtw thanks " + "Error." * 50_000
+    assert _within(20, find_seam, message) is None
+
+
 def test_every_rule_has_a_test_here():
     source = Path(__file__).read_text(encoding="utf-8")
     public = [name for name, value in vars(rules).items()
@@ -361,3 +399,10 @@ def test_messages_without_the_shape_are_not_candidates(message):
 def test_features_are_known_names_in_a_fixed_order():
     seam = find_seam(f"Make this friendlier:\n{PROSE}\nbtw this goes on our website, can you keep it short?")
     assert list(seam.features) == [name for name in segment.FEATURES if name in seam.features]
+
+
+def test_every_rule_has_a_docstring_example():
+    """docs/OCCURRENCE.md promises one (they run in tests/test_occurrence_records.py); 13 rules had none."""
+    public = [name for name, value in vars(rules).items()
+              if inspect.isfunction(value) and value.__module__ == rules.__name__ and not name.startswith("_")]
+    assert [name for name in public if ">>> " not in (getattr(rules, name).__doc__ or "")] == []
