@@ -216,12 +216,7 @@ def run_sample(args) -> int:
     return 0
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def run_annotate(args) -> int:
-    import signal
     import sys
 
     from occurrence import annotate, store
@@ -233,15 +228,9 @@ def run_annotate(args) -> int:
             print(f"occurrence: moved a torn last line (never saved as an answer) to {session.moved_aside}",
                   file=sys.stderr)
         server = ReviewHTTPServer(session, args.port)
-        print(f"occurrence: {session.path}, reviewer {session.reviewer}, {len(session.latest)} of {session.total} "
-              f"answered (blinded): open {server.url}  (Ctrl+C stops; every answer is already saved)", flush=True)
-        signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        server.serve_until_stopped(f"occurrence: {session.path}, reviewer {session.reviewer}, "
+                                   f"{len(session.latest)} of {session.total} answered (blinded): open {server.url}  "
+                                   "(Ctrl+C stops; every answer is already saved)")
     print(f"occurrence: stopped; {len(session.latest)} of {session.total} answered", flush=True)
     return 0
 

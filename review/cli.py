@@ -134,12 +134,7 @@ def run_sample(args) -> int:
     return 0
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def run_serve(args) -> int:
-    import signal
     import sys
 
     from review import store
@@ -152,15 +147,9 @@ def run_serve(args) -> int:
                   file=sys.stderr)
         server = ReviewHTTPServer(session, args.port)
         blind = "condition shown" if args.show_condition else "blinded"
-        print(f"review: {session.path}, reviewer {session.reviewer}, {len(session.latest)} of {session.total} "
-              f"answered ({blind}): open {server.url}  (Ctrl+C stops; every answer is already saved)", flush=True)
-        signal.signal(signal.SIGTERM, _interrupt)  # `kill PID` stops it like Ctrl+C (answers are saved anyway)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        server.serve_until_stopped(f"review: {session.path}, reviewer {session.reviewer}, {len(session.latest)} of "
+                                   f"{session.total} answered ({blind}): open {server.url}  (Ctrl+C stops; every "
+                                   "answer is already saved)")
     print(f"review: stopped; {len(session.latest)} of {session.total} answered", flush=True)
     return 0
 

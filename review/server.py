@@ -22,6 +22,7 @@ guarded server rather than by a copy of it.
 
 from __future__ import annotations
 
+import signal
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -294,3 +295,26 @@ class ReviewHTTPServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.server_port}/"
+
+    def serve_until_stopped(self, announce: str) -> None:
+        """Print `announce` (the line with the URL), serve until Ctrl+C (SIGINT) or `kill PID` (SIGTERM),
+        then close; every answer is saved already.
+
+        SIGINT gets Python's handler explicitly: a process a script starts in the background inherits
+        SIGINT ignored, and Python then installs none of its own, so Ctrl+C (or a test's SIGINT) would
+        be ignored and the server never stop. Both handlers are in place before the URL is printed, so
+        whoever reads the URL can stop the server at once.
+        """
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:  # from here on, a signal stops the server the same way however early it comes
+            print(announce, flush=True)
+            self.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.server_close()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

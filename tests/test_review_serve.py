@@ -422,3 +422,21 @@ def test_sigterm_stops_the_server_cleanly(review, started):
     assert "stopped; 1 of 24 answered" in running.process.stdout.read()
     running.process.stdout.close()
     running.process.stderr.close()
+
+
+def test_ctrl_c_stops_a_server_started_with_sigint_ignored(review):
+    # A script's background job (`cmd &`) starts with SIGINT ignored, and Python then installs no handler:
+    # the server sets its own, or Ctrl+C (and CI's harness) could never stop it.
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "seam.py"), "review", "serve", str(review), "--port", "0", "--reviewer", "ada"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert "open http://127.0.0.1:" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+        assert "stopped; 0 of 24 answered" in process.stdout.read()
+    finally:
+        process.kill()
+        process.stdout.close()
+        process.stderr.close()
