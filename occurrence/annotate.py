@@ -33,7 +33,7 @@ from occurrence.texts import read_texts
 from review.page import SCRIPT as REVIEW_SCRIPT
 from review.page import STYLE, document, escape, script_hash
 from review.records import session_reviewer
-from review.server import Refused
+from review.server import Refused, first_unanswered
 
 QUESTION = ("Does this message end with the user's own words (a remark, request, question or note to the assistant) "
             "typed after a pasted artifact (code, a document, data, a transcript…), words that are not part of the "
@@ -203,11 +203,7 @@ class AnnotationSession:
         return len(self.cases)
 
     def first_unanswered(self, after: int = 0) -> int | None:
-        numbers = [case.case for case in self.cases]
-        for number in numbers[after:] + numbers[:after]:
-            if number not in self.latest:
-                return number
-        return None
+        return first_unanswered([case.case for case in self.cases], self.latest, after)
 
     def case_page(self, number: int, saved: int | None = None, error: str | None = None) -> str:
         return case_page(number, self.total, len(self.latest), self.reviewer, self.messages[number],

@@ -61,11 +61,7 @@ class ReviewSession:
         return len(self.cases)
 
     def first_unanswered(self, after: int = 0) -> int | None:
-        numbers = [case.case for case in self.cases]
-        for number in numbers[after:] + numbers[:after]:
-            if number not in self.latest:
-                return number
-        return None
+        return first_unanswered([case.case for case in self.cases], self.latest, after)
 
     def view(self, number: int, saved: int | None = None, error: str | None = None) -> page.CaseView:
         case = self.cases[number - 1]
@@ -314,6 +310,18 @@ class ReviewHTTPServer(ThreadingHTTPServer):
             pass
         finally:
             self.server_close()
+
+
+def first_unanswered(numbers: list[int], latest, after: int = 0) -> int | None:
+    """The first case number after `after` (wrapping round) without an answer in `latest`, or None.
+
+    >>> first_unanswered([1, 2, 3], {2: "yes"}, after=1), first_unanswered([1], {1: "no"})
+    (3, None)
+    """
+    for number in numbers[after:] + numbers[:after]:
+        if number not in latest:
+            return number
+    return None
 
 
 def _interrupt(signum, frame):
