@@ -187,7 +187,8 @@ def test_specimens_are_chosen_by_their_ids_alone(release):
 
 
 def test_hostile_output_stays_text_in_the_page(release):
-    assert len(release.hostile_ids) == 2  # one per released model
+    released = sorted((ROOT / "data" / "traces").glob("*.jsonl"))
+    assert len(release.hostile_ids) == len(released) >= 1  # one per released model
     text = release.report.read_text(encoding="utf-8")
     # Outside the data block the hostile text never appears raw; inside it, no "<" at all.
     assert "window.seamPwned" in text  # it is in the page (as JSON with escapes) ...
@@ -195,7 +196,7 @@ def test_hostile_output_stays_text_in_the_page(release):
     assert "<img src=x" not in text and "<!-- &" not in text
     data = page_data(text)
     outputs = ["".join(t for _, t in c["output"]) for c in data["cases"] if c["output"]]
-    assert sum(o.endswith(HOSTILE) for o in outputs) == 2  # and reads back exactly
+    assert sum(o.endswith(HOSTILE) for o in outputs) == len(released)  # and reads back exactly
 
 
 def test_the_rates_table_shows_rates_csv(release):
@@ -294,7 +295,7 @@ def _one_error(capsys) -> str:
 def test_a_label_file_of_two_models_names_the_first_row_of_the_second(release, tmp_path, capsys):
     labels = tmp_path / "labels"
     labels.mkdir()
-    first, second = sorted(release.labels.glob("*.jsonl"))
+    first, second = sorted(release.labels.glob("*.jsonl"))[:2]
     mixed = labels / "mixed.jsonl"
     mixed.write_text(first.read_text(encoding="utf-8") + second.read_text(encoding="utf-8"), encoding="utf-8")
     rows = first.read_text(encoding="utf-8").count("\n")  # not splitlines: an output holds U+2028
