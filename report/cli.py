@@ -78,7 +78,8 @@ def run_report(args: argparse.Namespace) -> int:
     write_text(args.out, text)  # a failure says the old page is unchanged (or that none was written)
     total = sum(len(m.cases) for m in models)
     size = len(text.encode("utf-8"))
-    print(f"wrote {args.out}: {len(models)} models, {total} cases, {size / 1e6:.1f} MB "
+    counted = f"{len(models)} model" + ("" if len(models) == 1 else "s")
+    print(f"wrote {args.out}: {counted}, {total} cases, {size / 1e6:.1f} MB "
           f"({time.monotonic() - started:.1f} s)")
     return 0
 
