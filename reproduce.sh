@@ -126,6 +126,15 @@ for study in data/studies/*/; do
     echo "$study: no traces yet (collected with data/conditions/$name.toml, docs/CONDITIONS.md): nothing to compare"
     continue
   fi
+  missing=()  # a study's treatments pair with its models' built-in traces and are tabled with their labels
+  for trace in "${found[@]}"; do
+    model=$(basename "$trace")
+    [ -f "data/traces/$model" ] && [ -f "data/labels/$model" ] || missing+=("$model")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "$study is released without the built-in traces and labels it pairs with (data/traces/ and data/labels/: ${missing[*]}): nothing to compare"
+    continue
+  fi
   compare_study() {  # $1 the study, $2 where its labels, tables and report are regenerated
     bash scripts/study.sh "$(basename "$1")" "$2" > /dev/null \
       && "$PY" scripts/compare.py "$1/labels" "$2/labels" && "$PY" scripts/compare.py "$1/tables" "$2/tables" \

@@ -65,8 +65,10 @@ def test_an_altered_label_fails_and_names_the_row(repo, released):
     assert done.returncode == 1
     assert f"data/labels/{labels.name}:{index + 1}: differs" in done.stdout
     reviewed = (repo / "data" / "review" / labels.name.replace(".jsonl", ".review.jsonl")).exists()
-    # a review's report is regenerated from the released labels too (rescored or not), and no longer matches
-    assert f"reproduce: {1 + reviewed} step(s) FAILED" in done.stdout
+    # a review's report is regenerated from the released labels too (rescored or not), and no longer matches;
+    # so are the tables of a study of the same model, which table its built-in labels beside the study's
+    studies = len(list((repo / "data" / "studies").glob(f"*/traces/{labels.name}")))
+    assert f"reproduce: {1 + reviewed + studies} step(s) FAILED" in done.stdout
 
 
 def test_an_altered_table_fails_and_names_the_file(repo, released):
@@ -145,6 +147,8 @@ def test_the_install_into_venv_is_shown_and_counted_in_the_total(repo):
     done = subprocess.run(["bash", str(repo / "reproduce.sh")], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "data/report.html is released without the traces and tables it is made from" in done.stdout
+    for study in sorted(p for p in (repo / "data" / "studies").glob("*") if list(p.glob("traces/*.jsonl"))):
+        assert f"data/studies/{study.name} is released without the built-in traces and labels" in done.stdout
     total = int(re.search(r"^reproduce: everything matches \((\d+) s", done.stdout, re.M).group(1))
     assert total >= install_s, done.stdout
     assert "== installing into .venv (first use, or requirements.txt changed): requests==" in done.stdout
