@@ -2,7 +2,7 @@
 """How big the HTML report is and how soon a browser shows it: the released models, and one model more.
 
 For the released labels and traces, and for the same plus a copy of the model with the longest
-outputs under another name (a stand-in for a third model of 1,800 rows until one is released),
+outputs under another name (a stand-in for one more model of 1,800 rows),
 prints the page's size, the time `seam.py report` takes to write it, and, over several fresh loads
 in headless Chromium (tests/support/browser.py), the median time to first contentful paint, to the
 load event and until the case browser has drawn its rows. Medians on a shared machine; not a test.
