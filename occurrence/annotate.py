@@ -33,7 +33,8 @@ from occurrence.texts import read_texts
 from review.page import SCRIPT as REVIEW_SCRIPT
 from review.page import STYLE, document, escape, script_hash
 from review.records import session_reviewer
-from review.server import Refused, first_unanswered
+from review.server import Refused
+from review.store import first_unanswered
 
 QUESTION = ("Does this message end with the user's own words (a remark, request, question or note to the assistant) "
             "typed after a pasted artifact (code, a document, data, a transcript…), words that are not part of the "

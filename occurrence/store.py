@@ -27,8 +27,8 @@ from occurrence.records import (
 )
 
 
-def _rows(path: Path, what: str, *, allow_torn: bool = False):
-    """(where, row) for each line; the header must come first and say it was made by `what`'s command."""
+def _complete(path: Path, what: str, *, allow_torn: bool = False) -> tuple[bytes, int]:
+    """The file's bytes up to its last newline, and how many follow it (a torn last line; refused unless allowed)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -39,7 +39,12 @@ def _rows(path: Path, what: str, *, allow_torn: bool = False):
     if end < len(data) and not allow_torn:
         line = data[:end].count(b"\n") + 1
         raise UserError(f"{path}:{line}: the last line is torn ({len(data) - end} bytes without a final newline)")
-    yield from jsonl.parse_lines(path, data[:end])
+    return data[:end], len(data) - end
+
+
+def _rows(path: Path, what: str):
+    """(where, row) for each line of a file that may not end torn."""
+    return jsonl.parse_lines(path, _complete(path, what)[0])
 
 
 def _header(where: str, row: dict, kind: type, what: str):
@@ -136,7 +141,8 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
     """A sample file: header, cases numbered 1..n, then the answers of one reviewer."""
     path = Path(path)
     header, cases, answers = None, [], []
-    for where, row in _rows(path, "sample", allow_torn=allow_torn):
+    complete, torn = _complete(path, "sample", allow_torn=allow_torn)
+    for where, row in jsonl.parse_lines(path, complete):
         if header is None:
             header = _header(where, row, SampleHeader, "sample")
         elif row.get("kind") == "case":
@@ -158,9 +164,7 @@ def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
             answers.append(answer)
     if header is None:
         raise UserError(f"{path}: empty, expected a sample file made by 'seam.py occurrence sample'")
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    return SampleFile(path, header, tuple(cases), tuple(answers), len(data) - end, end)
+    return SampleFile(path, header, tuple(cases), tuple(answers), torn, len(complete))
 
 
 def move_torn_tail(sample: SampleFile) -> Path | None:

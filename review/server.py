@@ -35,6 +35,7 @@ from common.errors import UserError
 from review import inputs, page, store
 from review.inputs import Asked
 from review.records import ABSORPTION_KINDS, NOTE_LIMIT, VERDICTS, Answer, Case, session_reviewer
+from review.store import first_unanswered
 
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
@@ -311,17 +312,6 @@ class ReviewHTTPServer(ThreadingHTTPServer):
         finally:
             self.server_close()
 
-
-def first_unanswered(numbers: list[int], latest, after: int = 0) -> int | None:
-    """The first case number after `after` (wrapping round) without an answer in `latest`, or None.
-
-    >>> first_unanswered([1, 2, 3], {2: "yes"}, after=1), first_unanswered([1], {1: "no"})
-    (3, None)
-    """
-    for number in numbers[after:] + numbers[:after]:
-        if number not in latest:
-            return number
-    return None
 
 
 def _interrupt(signum, frame):

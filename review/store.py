@@ -45,12 +45,19 @@ class ReviewFile:
 
     def first_unanswered(self, after: int = 0) -> int | None:
         """The first case number above `after` without an answer, wrapping round; None when all are answered."""
-        answered = self.latest()
-        numbers = [case.case for case in self.cases]
-        for number in numbers[after:] + numbers[:after]:
-            if number not in answered:
-                return number
-        return None
+        return first_unanswered([case.case for case in self.cases], self.latest(), after)
+
+
+def first_unanswered(numbers: list[int], latest, after: int = 0) -> int | None:
+    """The first case number after `after` (wrapping round) without an answer in `latest`, or None.
+
+    >>> first_unanswered([1, 2, 3], {2: "yes"}, after=1), first_unanswered([1], {1: "no"})
+    (3, None)
+    """
+    for number in numbers[after:] + numbers[:after]:
+        if number not in latest:
+            return number
+    return None
 
 
 def read(path: str | Path, *, allow_torn: bool = False) -> ReviewFile:
