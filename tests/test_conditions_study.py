@@ -283,3 +283,33 @@ def test_a_released_study_is_regenerated_by_study_sh_and_compared_by_reproduce(t
     assert done.returncode == 1
     assert f"data/studies/example/tables/rates.csv:{len(lines)}: differs" in done.stdout
     assert "reproduce: 1 step(s) FAILED" in done.stdout
+
+
+def test_the_study_breakdown_by_genre_adds_up_to_the_released_contrasts():
+    # scripts/study_breakdown.py splits each contrast by genre from the labels; summed over the genres it must
+    # give the released study's contrasts.csv (pairs, b, c), or a figure quoted from it would be wrong.
+    studies = sorted(p for p in (ROOT / "data" / "studies").glob("*") if list(p.glob("traces/*.jsonl")))
+    if not studies:
+        pytest.skip("no study with traces in data/studies/")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import study_breakdown
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    import doctest
+
+    assert doctest.testmod(study_breakdown).attempted and not doctest.testmod(study_breakdown).failed
+    for study in studies:
+        for trace in study.glob("traces/*.jsonl"):
+            model = trace.stem
+            lines = study_breakdown.breakdown(study.name, model)
+            summed: dict[str, list[int]] = {}
+            for line in lines[1:lines.index("condition | genre | absorbed | of them little but the remark")]:
+                contrast, _genre, pairs, b, c, _p, held = line.split(" | ")
+                assert 0 <= int(held) <= int(b)
+                total = summed.setdefault(contrast, [0, 0, 0])
+                for i, value in enumerate((pairs, b, c)):
+                    total[i] += int(value)
+            released = {row["contrast"]: [int(row["n_pairs"]), int(row["b"]), int(row["c"])]
+                        for row in rows_of(study / "tables" / "contrasts.csv") if row["model"] == model}
+            assert summed == released
