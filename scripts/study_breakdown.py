@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark import conditions  # noqa: E402
 from benchmark.dataset import requests  # noqa: E402
+from common.pipes import run_main  # noqa: E402
 from common.records import Label, TraceRow, read  # noqa: E402
 from stats.paired import mcnemar_exact  # noqa: E402
 
@@ -92,4 +93,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    sys.exit(run_main(lambda: main(sys.argv[1:])))
