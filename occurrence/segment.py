@@ -8,12 +8,13 @@ The message is cut at line breaks into a lead (the instruction), an artifact
   between them are one artifact), the lead is what comes before, the tail what
   comes after. An unclosed fence leaves no tail: not a candidate.
 * Otherwise the tail is tried as the last paragraph (after the last blank line,
-  at most three lines), then as the last line alone; the lead is the first
+  at most three lines; not when its lines above the last end the paste,
+  `layout.sets_off_last_line`), then as the last line alone; the lead is the first
   lines up to one ending in a colon, else the first paragraph when the rest has
   another, else the first line. What lies between is the artifact.
 
 Each part is then checked by the rules in `occurrence.rules`: the lead must be
-an instruction, the artifact a pasted block (code or at least 40 words of
+an instruction, the artifact a pasted block (code, or at least 10 words of
 prose), the tail a remark that is not part of the artifact. Offsets are
 character offsets into the message as given (Python string indices), so that
 the seam can be found again in the corpus without storing any of its text.
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from occurrence import rules
+from occurrence import layout, remarks, rules
 
 # Every feature the screen records, in the order it records them (docs/OCCURRENCE.md explains each).
 FEATURES = ("code_fence", "code_block", "prose_block", "indented_block", "multi_line_artifact", "lead_colon",
-            "remark_after_blank", "remark_after_newline", *rules.STRONG_MARKERS, *rules.WEAK_MARKERS)
+            "remark_after_blank", "remark_after_newline", "remark_own_line", *remarks.STRONG_MARKERS,
+            *remarks.WEAK_MARKERS)
 ARTIFACT_KINDS = ("fenced", "code", "prose")
 SEPARATORS = ("blank", "newline")
 
@@ -125,7 +127,8 @@ def _fenced(message: str, lines: list[Line]) -> Seam | None:
 def _plain(message: str, lines: list[Line]) -> Seam | None:
     groups = paragraphs(lines)
     tails = []
-    if len(groups) >= 2 and len(groups[-1]) <= rules.MAX_REMARK_LINES:
+    if len(groups) >= 2 and len(groups[-1]) <= remarks.MAX_REMARK_LINES and not (
+            layout.sets_off_last_line("\n".join(line.text for line in groups[-1]))):
         tails.append(groups[-1])
     if len(groups[-1]) >= 2:
         tails.append(groups[-1][-1:])
@@ -174,7 +177,7 @@ def _checked(message: str, lead: list[Line], artifact: list[Line], tail: list[Li
     tail_text = message[tail[0].start:tail[-1].end]
     separator = "newline" if tail[0].start == visible[-1].end + 1 or _crlf_next(message, visible[-1], tail[0]) \
         else "blank"
-    if not rules.is_instruction(lead_text) or rules.rejects(tail_text, artifact_text, kind, separator) is not None:
+    if not rules.is_instruction(lead_text) or remarks.rejects(tail_text, artifact_text, kind, separator) is not None:
         return None
     remark_start = tail[0].start + len(tail[0].text) - len(tail[0].text.lstrip())
     remark_end = tail[-1].start + len(tail[-1].text.rstrip())
@@ -188,8 +191,9 @@ def _checked(message: str, lead: list[Line], artifact: list[Line], tail: list[Li
         "lead_colon": rules.ends_with_colon(lead_text),
         "remark_after_blank": separator == "blank",
         "remark_after_newline": separator == "newline",
+        "remark_own_line": separator == "newline" and layout.on_own_line(tail_text, artifact_text),
     }
-    marked = set(rules.markers(tail_text))
+    marked = set(remarks.markers(tail_text))
     features = tuple(name for name in FEATURES if fired.get(name) or name in marked)
     return Seam(artifact_kind=kind, separator=separator, lead_end=lead_end,
                 artifact_start=visible[0].start, artifact_end=visible[-1].end, remark_start=remark_start,

@@ -23,24 +23,16 @@ else
   out=data/occurrence
 fi
 "$PY" seam.py occurrence screen "$wheel" --format sharegpt --out "$out/$name.candidates.jsonl"
-# The human check: a seeded draw of 100 unique candidates, answered blinded by hand (the answers are a
-# person's judgement and are not regenerated; the draw is, and is compared in --check).
-sample=data/occurrence/$name.sample.jsonl
-answers=()
-if [ -f "$sample" ]; then
-  answers=(--answers "$sample")
-  if [ "${1:-}" = "--check" ]; then
-    "$PY" seam.py occurrence sample "$out/$name.candidates.jsonl" --n 100 --seed 20261130 --out "$out/drawn.jsonl" > /dev/null
-    cases=$(wc -l < "$out/drawn.jsonl")
-    if ! cmp -s "$out/drawn.jsonl" <(head -n "$cases" "$sample"); then
-      echo "$sample: its header and cases are not the draw regenerated from the candidates (seed 20261130)" >&2
-      exit 1
-    fi
-    rm "$out/drawn.jsonl"
-  fi
+# The judge's verdicts (ids and verdicts; the traces stay outside the repository) are a model's answers and
+# are read as released, as are the human check's answers; the screen and the report are regenerated.
+judged=data/occurrence/$name.judged.jsonl
+inputs=()
+if [ -f "$judged" ]; then
+  inputs=(--judged "$judged")
 fi
-"$PY" seam.py occurrence report "$out/$name.candidates.jsonl" ${answers[@]+"${answers[@]}"} --out "$out/$name"
+"$PY" seam.py occurrence report "$out/$name.candidates.jsonl" ${inputs[@]+"${inputs[@]}"} --out "$out/$name"
 if [ "${1:-}" = "--check" ]; then
-  "$PY" scripts/compare.py data/occurrence "$out" --ignore README.md --ignore "$name.sample.jsonl"
-  echo "data/occurrence: identical to the regenerated screen, draw and report"
+  "$PY" scripts/compare.py data/occurrence "$out" --ignore README.md --ignore "$name.judged.jsonl" \
+      --ignore "screen-v1/*" --ignore "judges/*"
+  echo "data/occurrence: identical to the regenerated screen and report"
 fi

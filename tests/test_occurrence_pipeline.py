@@ -155,7 +155,7 @@ def test_a_wrong_out_is_refused_before_the_corpus_is_read(screened, tmp_path, ca
 
 
 def test_every_step_has_help(capsys):
-    for step in ("screen", "judge", "sample", "annotate", "report"):
+    for step in ("screen", "selftest", "pilot", "judge", "sample", "annotate", "report"):
         with pytest.raises(SystemExit) as done:
             seam.main(["occurrence", step, "--help"])
         assert done.value.code == 0
@@ -193,6 +193,98 @@ def test_the_judge_asks_each_unique_candidate_once_through_the_runner_and_resume
     assert (header.prompt_version, header.prompt_sha256, header.model) == ("1", prompt.sha256, "fake-openai")
     sent = [request["body"]["messages"][0]["content"] for request in server.received]
     assert sorted(sent[:4]) == sorted(prompt.render(text) for text in POSITIVES) and "<<<MESSAGE>>>" in sent[0]
+
+
+def test_the_judge_resumes_from_its_judged_file_when_the_traces_are_lost(screened, tmp_path):
+    """The judged file is committed as it grows, the traces are not (they may quote the corpus): a run on a
+    machine without the traces keeps the verdicts it finds in --out and asks only the rest."""
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        first = _judge(server, tmp_path, corpus, out, limit=2)
+        (tmp_path / "judge.traces.jsonl").unlink()
+        rest = _judge(server, tmp_path, corpus, out)
+        assert len(server.received) == 4  # the first two were not asked again
+    assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and rest.rows[:2] == first.rows
+
+
+def test_two_parts_share_the_work_and_collect_only_writes_every_verdict(screened, tmp_path):
+    """A long judge run split over two servers: --part 1/2 and 2/2 each ask every other candidate into their
+    own trace file (reading the other's), and --collect-only writes the whole judged file asking nothing."""
+    corpus, out = screened
+    first, second = tmp_path / "part1.traces.jsonl", tmp_path / "part2.traces.jsonl"
+    judged = tmp_path / "chat.judged.jsonl"
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        config = write_config(tmp_path / "judge.toml", server).path
+
+        def run(**options):
+            return judge.judge(out, corpus=[corpus], fmt=None, config_path=config, out=judged, log=io.StringIO(),
+                               policy=FAST, **options)
+
+        one = run(traces=[first, second], part=(1, 2))
+        assert len(server.received) == 2 and [row.verdict for row in one.rows] == ["yes", "unanswered"] * 2
+        two = run(traces=[second, first], part=(2, 2))
+        assert len(server.received) == 4 and [row.verdict for row in two.rows] == ["yes", "no", "yes", "no"]
+        judged.unlink()
+        whole = run(traces=[first, second], collect_only=True)
+        assert len(server.received) == 4 and whole.rows == two.rows
+    assert seam.main(["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", str(config),
+                      "--traces", str(first), str(second), "--out", str(judged), "--collect-only"]) == 0
+    with pytest.raises(SystemExit):
+        seam.main(["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", str(config),
+                   "--traces", str(first), "--out", str(judged), "--part", "3/2"])
+
+
+def test_a_judged_file_of_another_model_is_refused_not_overwritten(screened, tmp_path):
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out, limit=1)
+        judged = tmp_path / "chat.judged.jsonl"
+        before = judged.read_bytes()
+        other = tmp_path / "other.toml"
+        write_config(other, server, name="another-judge")
+        with pytest.raises(UserError, match=r"chat.judged.jsonl: holds the verdicts of model 'fake-openai'.*give "
+                                            r"another --out"):
+            judge.judge(out, corpus=[corpus], fmt=None, config_path=other, traces=tmp_path / "other.traces.jsonl",
+                        out=judged, log=io.StringIO(), policy=FAST)
+    assert judged.read_bytes() == before
+
+
+def test_the_pilot_compares_the_judge_with_the_answers_and_its_trace_serves_the_judge(screened, tmp_path):
+    from occurrence import pilot
+    from occurrence.records import Answer
+
+    corpus, out = screened
+    path = tmp_path / "s.jsonl"
+    sample.write(sample.draw_file(out, judged=None, n=4, seed=1), path)
+    drawn = store.read_sample(path)
+    order = {text_sha: text for text_sha, text in
+             ((hashlib.sha256(text.encode()).hexdigest(), text) for text in POSITIVES)}
+    human = {case.message_sha256: answer for case, answer in zip(drawn.cases, ["yes", "yes", "no", "unsure"],
+                                                                 strict=True)}
+    for case in drawn.cases:
+        store.append_answer(path, Answer(kind="answer", case=case.case, message_sha256=case.message_sha256,
+                                         reviewer="ada", answer=human[case.message_sha256], note="",
+                                         answered_at="2026-12-01T00:00:00.000Z"))
+    said = {"yes": "say:YES", "no": "say:NO", "unsure": "say:YES"}
+    verdicts = {digest: ("no" if index == 1 else "yes") for index, digest in enumerate(human)}  # one yes missed
+    prompt = judge.load_prompt()
+    script = {prompt.render(order[digest]): [said[verdict]] for digest, verdict in verdicts.items()}
+    traces = tmp_path / "judge.traces.jsonl"
+    with serve(script) as server:
+        config = write_config(tmp_path / "judge.toml", server).path
+        result = pilot.pilot(path, corpus=[corpus], config_path=config, traces=traces, log=io.StringIO(),
+                             policy=FAST)
+        assert len(server.received) == 4
+        # human yes, yes, no (unsure left out); judge yes, no, yes
+        assert (result.compared, result.agree, result.judge_yes, result.human_yes, result.both_yes,
+                result.left_out) == (3, 1, 2, 2, 1, 1)
+        assert (result.precision.statistic, result.recall.statistic) == (0.5, 0.5)
+        assert "| fake-openai | 3 | 1/3 = 0.33" in pilot.table([result])
+        again = pilot.pilot(path, corpus=[corpus], config_path=config, traces=traces, log=io.StringIO(),
+                            policy=FAST)
+        assert again == result and len(server.received) == 4  # resumed: nothing asked twice
+        _judge(server, tmp_path, corpus, out)  # the full judge reuses the pilot's answers
+        assert len(server.received) == 4
 
 
 def test_the_judge_limit_asks_the_first_unique_candidates_and_a_rerun_asks_the_rest(screened, tmp_path):

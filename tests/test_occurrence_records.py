@@ -17,7 +17,7 @@ from support.occurrencedata import write_corpus
 import occurrence
 import seam
 from common.errors import UserError
-from occurrence import store
+from occurrence import SCREEN_VERSION, store
 from occurrence.records import (
     Answer,
     Candidate,
@@ -109,7 +109,7 @@ def _rewrite(path: Path, line: int, change) -> None:
     (2, lambda row: row.update(kind="case"), ":2: a row of kind 'case', expected 'candidate'"),
     (6, lambda row: row.update(repeat=1), ":6: repeat 1, but this is occurrence 2 of its message_sha256"),
     (1, lambda row: row.update(candidates=9), ": the header counts 9 candidates (4 unique), the file holds 5"),
-    (1, lambda row: row.update(screen_version="0"), ":1: screen_version '0', expected '1'"),
+    (1, lambda row: row.update(screen_version="0"), f":1: screen_version '0', expected '{SCREEN_VERSION}'"),
     (1, lambda row: row.update(created_by="seam.py occurrence sample"), ":1: not a candidates file"),
     (1, lambda row: row["corpora"][0].update(note="x"), ":1: corpus 0: unknown field(s) 'note'"),
     (1, lambda row: row["corpora"][0].update(truncated={"line": 0, "offset": 1, "bytes": 2}),

