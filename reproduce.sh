@@ -34,6 +34,26 @@ step() {  # step "title" command...: run, report ok/FAILED and the time taken
   fi
 }
 
+# data/ is the release. Files it does not have (a new model's traces put there) are named and left out, and
+# released files that were changed are named, with what to do, before any step reports that they differ.
+mapfile -t unreleased < <("$PY" scripts/unreleased.py)
+new_files=()
+if [ ${#unreleased[@]} -gt 0 ]; then
+  echo "== data/ holds what the release does not (the steps below check the release only):"
+  for line in "${unreleased[@]}"; do
+    echo "   ${line%% *}: ${line#* }"
+    [ "${line%% *}" = new ] && new_files+=("${line#* }")
+  done
+  echo "   your own model's traces belong in a folder of yours (e.g. runs/): move them there and set them beside"
+  echo "   the release with 'python seam.py compare runs/MODEL.jsonl --out runs/compare', which never writes"
+  echo "   under data/; a changed released file comes back with 'git checkout -- FILE'"
+fi
+is_new() {  # is_new PATH: a file under data/ that the release does not have
+  local file
+  for file in ${new_files[@]+"${new_files[@]}"}; do [ "$file" = "$1" ] && return 0; done
+  return 1
+}
+
 step "1. benchmark: counts, invariants, collisions, checksums (seam.py check)" "$PY" seam.py check
 shopt -s nullglob
 for file in data/conditions/*.toml; do
@@ -41,7 +61,10 @@ for file in data/conditions/*.toml; do
     bash -c '"$PY" seam.py check --conditions "$1" > /dev/null' _ "$file"
 done
 
-traces=(data/traces/*.jsonl)
+traces=()
+for trace in data/traces/*.jsonl; do
+  is_new "$trace" || traces+=("$trace")
+done
 if [ ${#traces[@]} -eq 0 ]; then
   echo "no released trace sets in data/traces/: nothing to rescore"
 fi

@@ -24,9 +24,10 @@ from common.errors import UserError  # noqa: E402
 from common.pipes import run_main  # noqa: E402
 
 # The data flows down this list: clusters -> requests -> traces -> labels -> tables (-> a human review)
-# -> one HTML page of it all; the occurrence audit (real chat logs) stands on top of them all.
+# -> one HTML page of it all (-> your own model beside the released ones); the occurrence audit (real chat
+# logs) stands on top of them all.
 STAGES = ("benchmark.cli", "runner.cli", "scorer.cli", "stats.cli", "validity.cli", "review.cli",
-          "report.cli", "occurrence.cli")
+          "report.cli", "compare.cli", "occurrence.cli")
 # This repository's packages: a module of theirs that cannot be found is a bug, not a missing install.
 OWN_PACKAGES = frozenset({"common", *(stage.split(".")[0] for stage in STAGES)})
 

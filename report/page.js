@@ -176,7 +176,10 @@
   window.addEventListener("hashchange", () => openCase(hashId()));
 
   // ---------------------------------------------------------------- browser
-  const fields = ["model", "condition", "source", "verdict", "tier"];
+  // "origin" (released or yours) only on a page of `seam.py compare`, whose tables say each model's
+  const origins = data.origins || {};
+  const fields = ["model", "origin", "condition", "source", "verdict", "tier"]
+    .filter(f => document.getElementById("filter-" + f) !== null);
   const controls = Object.fromEntries(fields.map(f => [f, document.getElementById("filter-" + f)]));
   const search = document.getElementById("filter-cluster");
   const body = document.querySelector("#cases tbody");
@@ -185,7 +188,7 @@
   function matches(c) {
     for (const f of fields) {
       const want = controls[f].value;
-      const have = f === "model" ? models[c.model] : c[f];
+      const have = f === "model" ? models[c.model] : f === "origin" ? origins[models[c.model]] : c[f];
       if (want !== "" && have !== want) return false;
     }
     const term = search.value.trim().toLowerCase();  // a cluster id, or a whole case id as in a link

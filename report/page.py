@@ -46,7 +46,10 @@ def e(text) -> str:
 def page(inputs: Inputs) -> str:
     """The whole HTML document as text."""
     names = ", ".join(m.model for m in inputs.models)
-    data = script_json(payload(inputs.models, inputs.benchmark, inputs.conditions))
+    document = payload(inputs.models, inputs.benchmark, inputs.conditions)
+    if origins := origins_of(inputs.tables):  # a compare folder's: each model released or yours
+        document["origins"] = origins
+    data = script_json(document)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -85,11 +88,24 @@ def _header(inputs: Inputs) -> str:
         f'<p class="meta">{len(inputs.models)} model(s): {e(", ".join(m.model for m in inputs.models))} · '
         f"{cases} treatment cases · scorer version {e(', '.join(versions))} · benchmark "
         f"<code>{e(inputs.benchmark.sha256[:16])}</code></p>",
+        *_compared(inputs),
         '<nav><a href="#headline">1. Headline</a> <a href="#figures">2. Figures</a> '
         '<a href="#gallery">3. Specimens</a> <a href="#browser">4. Case browser</a> '
         '<a href="#validity">5. Validity</a></nav>',
         "</header>",
     ])
+
+
+def _compared(inputs: Inputs) -> list[str]:
+    """On a page of `seam.py compare`: whose models are whose, and which Holm family the tables used."""
+    origins = origins_of(inputs.tables)
+    if not origins:
+        return []
+    notes = (inputs.tables / "notes.md").read_text(encoding="utf-8") if (inputs.tables / "notes.md").is_file() else ""
+    family = next((line[2:] for line in notes.splitlines() if line.startswith("- Holm famil")), "")
+    yours = sorted(model for model, origin in origins.items() if origin == "yours")
+    return [f'<p class="meta" id="compared">Your model(s) {e(", ".join(yours))} beside the released ones '
+            f"(<code>seam.py compare</code>; every table has a column <code>origin</code>). {e(family)}</p>"]
 
 
 def _headline(inputs: Inputs) -> str:
@@ -191,12 +207,23 @@ def _none_of(kind: str, model: ModelCases) -> str:
     return "None among this model's cases."
 
 
+def origins_of(tables) -> dict[str, str]:
+    """Each model's origin (released or yours) when the tables are `seam.py compare`'s (rates.csv has an
+    `origin` column), else {}."""
+    from common.files import read_csv
+
+    rows = read_csv(tables / "rates.csv") if (tables / "rates.csv").is_file() else []
+    return {row["model"]: row["origin"] for row in rows if row.get("origin")}
+
+
 def _browser(inputs: Inputs) -> str:
     sources = sorted({c.label.source for m in inputs.models for c in m.cases})
     tiers = ("witness", "content", "entailment", "none")
     conditions = inputs.conditions.order({x.label.condition for m in inputs.models for x in m.cases})
     filters = [("model", [m.model for m in inputs.models]), ("condition", conditions), ("source", sources),
                ("verdict", list(VERDICTS)), ("tier", list(tiers))]
+    if origins := origins_of(inputs.tables):
+        filters.insert(1, ("origin", sorted(set(origins.values()))))
     out = ['<section id="browser">', "<h2>4. Case browser</h2>",
            "<p>Every treatment case. Filter, search by cluster id, and open a case: the link in the address "
            "bar (<code>#cluster/condition</code>) opens the same case for anyone.</p>",

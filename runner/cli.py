@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from common.argtypes import condition_file, names, positive_int
+from common.argtypes import condition_file, names, positive_float, positive_int
 
 RUN_EPILOG = """\
 examples:
@@ -15,6 +15,10 @@ examples:
   python seam.py run models/gpt-x.toml --clusters 2 --dry-run
   # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
   python seam.py run models/local.toml --out data/traces/local.jsonl --only clean,newline
+  # what it will cost, before it starts (no network): requests, tokens and, with prices, dollars
+  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --estimate --prices prices.toml
+  # refuse to start if the estimate's upper end (95th-percentile completions) is over $5
+  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --prices prices.toml --max-cost 5
   # request rows from a file instead of the benchmark
   python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
   # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
@@ -53,10 +57,40 @@ def add_commands(subparsers) -> None:
                         help="ask again the requests whose final row is unusable (history kept)")
     parser.add_argument("--retry-failed", action="store_true",
                         help="ask again the requests whose final row is failed (history kept)")
+    parser.add_argument("--estimate", action="store_true",
+                        help="print what the run would cost (requests, prompt and completion tokens, and with "
+                             "--prices the cost) and send nothing; ids already final in --out are left out")
+    parser.add_argument("--prices", metavar="FILE",
+                        help="a prices file (TOML, USD per million tokens per model name; runner/prices.py)")
+    parser.add_argument("--max-cost", metavar="USD", type=positive_float,
+                        help="refuse to start when the estimate's upper end (the 95th-percentile completions) "
+                             "costs more than this; needs --prices with a price for the model")
     parser.add_argument("--move-torn", action="store_true",
                         help="if the trace ends in a torn line (a crash mid-write), move it to "
                              "OUT.torn-<time> and continue")
     parser.set_defaults(func=run_command)
+
+
+def estimated(config, requests, args):
+    """The estimate of what this run would send (the ids already final in --out left out)."""
+    from pathlib import Path
+
+    from common.errors import UserError
+    from common.traces import scan, torn_message
+    from runner.estimate import estimate, released_completions
+    from runner.prices import load_prices
+    from runner.run import plan
+
+    todo, skipped = requests, 0
+    if args.out:
+        trace = scan(args.out)
+        if trace.torn:
+            raise UserError(torn_message(Path(args.out), trace.torn))
+        todo, skipped = plan(config, requests, trace, retry_unusable=args.retry_unusable,
+                             retry_failed=args.retry_failed)
+    price = load_prices(args.prices).get(config.name)
+    return estimate(todo, skipped=skipped, max_tokens=config.max_tokens, price=price,
+                    completions=released_completions())
 
 
 def run_command(args) -> int:
@@ -73,6 +107,19 @@ def run_command(args) -> int:
         requests = selection.file_requests(args.requests, **filters)
     else:
         requests = selection.benchmark_requests(**filters)
+    if args.estimate or args.max_cost is not None:
+        found = estimated(config, requests, args)
+        if args.estimate:
+            for line in found.lines(config.name, config.max_tokens):
+                print(line)
+            return 0
+        if found.price is None:
+            raise UserError(f"--max-cost needs a price for model {config.name!r}: give --prices FILE with a "
+                            f"[{config.name}] table")
+        if found.upper_cost > args.max_cost:
+            raise UserError(f"the estimate's upper end is ${found.upper_cost:,.2f} (95th-percentile completions; "
+                            f"${found.cost(found.completion_median):,.2f} at the median), over --max-cost "
+                            f"${args.max_cost:,.2f}: nothing was sent (see --estimate)")
     if args.dry_run:
         count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
                         retry_failed=args.retry_failed)

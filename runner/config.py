@@ -23,13 +23,12 @@ import datetime
 import ipaddress
 import math
 import re
-import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from common import tomlfile
 from common.errors import UserError
 from common.records import shown
 from runner import providers
@@ -42,7 +41,6 @@ MAX_TIMEOUT_S = 86400.0  # one day: far above any reply, far below what a socket
 MIN_REQUESTS_PER_MINUTE = 1 / 3600  # one attempt an hour; fewer would wait past what a clock can take
 HOST_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")  # a host name (after IDNA) or an IPv4 address
 MAX_PARAMS_DEPTH = 32  # keys and array positions from [params] down to a value; real bodies nest a handful
-KEY_AT_LINE_START = re.compile(r"[ \t]*([A-Za-z0-9_.\"' -]+?)[ \t]*=[ \t]*[+-]?[0-9]")
 CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
@@ -86,38 +84,8 @@ KEYS: dict[str, tuple[str, bool, str]] = {
 
 def load_config(path: str | Path) -> ModelConfig:
     """Parse and check a model config file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such model config") from None
-    except (IsADirectoryError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the model config ({exc})") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML ({exc})") from None
-    except ValueError:  # an integer past Python's digit limit for reading one (int() inside tomllib)
-        raise UserError(_long_integer(path, text)) from None
-    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
-        raise UserError(f"{path}: not valid TOML (nested too deeply to read)") from None
+    raw, text = tomlfile.load(path, "model config")
     return parse_config(raw, path=str(path), text=text)
-
-
-def _long_integer(path: Path, text: str) -> str:
-    """The message for a TOML integer longer than Python reads (4,300 digits unless configured otherwise):
-    its line and, when it starts one, its key."""
-    digits = sys.get_int_max_str_digits()
-    match = re.search(rf"[0-9](?:_?[0-9]){{{digits},}}", text)
-    problem = f"an integer of more than {digits:,} digits, which Python cannot read"
-    if match is None:
-        return f"{path}: not valid TOML ({problem})"
-    start = text.rfind("\n", 0, match.start()) + 1
-    line = text.count("\n", 0, start) + 1
-    key = KEY_AT_LINE_START.match(text, start, match.start() + 1)
-    if key:
-        return f"{path}:{line}: key {shown(key.group(1))} holds {problem}"
-    return f"{path}:{line}: {problem}"
 
 
 def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConfig:
@@ -228,9 +196,7 @@ def _describe(value: Any) -> str:
 
 def _line_of(text: str, key: str) -> int | None:
     """The line where `key` is assigned at the top level of the TOML text (or its table header)."""
-    pattern = re.compile(rf"^[ \t]*(?:\[[ \t]*)?[\"']?{re.escape(key)}[\"']?[ \t]*(?:=|\])", re.MULTILINE)
-    match = pattern.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+    return tomlfile.line_of(text, key)
 
 
 def url_problem(url: str) -> str | None:

@@ -55,10 +55,67 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--conditions", default=None, metavar="FILE", type=condition_file,
                         help="a condition file (TOML): the labels' other conditions, the contrasts to add and "
                              "the phrases of the summary sentences (docs/CONDITIONS.md)")
+    parser.add_argument("--prices", default=None, metavar="FILE",
+                        help="a prices file (TOML, USD per million tokens per model; runner/prices.py): the usage "
+                             "table, written with --traces, then has costs")
     parser.add_argument("--exclusions", default=None, metavar="FILE",
                         help="adjudicated false positives (JSON Lines: id, model, reason; docs/FORMATS.md), "
                              "counted as not absorbed; every table says so")
     parser.set_defaults(func=run_tables)
+
+    usage = subparsers.add_parser(
+        "usage", help="total the requests, tokens, time and cost of trace files, per model and condition",
+        description="Read the usage every trace row recorded (OpenAI, Anthropic and Gemini shapes) and the\n"
+                    "latency of every attempt, and total them per model and condition and per model (condition\n"
+                    "'all'): requests, rows whose usage cannot be read (counted, never 0), prompt, completion,\n"
+                    "reasoning and cached tokens, time spent, and with --prices the cost in USD. Prints the\n"
+                    "table; --out also writes usage.csv, usage.md and usage.tex.",
+        epilog="example:\n  python seam.py usage data/traces\n"
+               "  python seam.py usage runs/gpt-4o-mini.jsonl --prices prices.toml --out runs/usage\n"
+               "prices file (TOML, USD per million tokens; a model without one gets no cost):\n"
+               "  [gpt-4o-mini]\n  input_per_mtok = 0.15\n  output_per_mtok = 0.60",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    usage.add_argument("traces", nargs="+", metavar="TRACES", help="trace files, or directories of *.jsonl files")
+    usage.add_argument("--prices", default=None, metavar="FILE", help="a prices file (TOML; runner/prices.py)")
+    usage.add_argument("--out", default=None, metavar="DIR", help="also write usage.csv, .md and .tex here")
+    usage.add_argument("--conditions", default=None, metavar="FILE", type=condition_file,
+                       help="a condition file, for the order of its conditions (docs/CONDITIONS.md)")
+    usage.set_defaults(func=run_usage)
+
+
+def run_usage(args) -> int:
+    """Print the usage table of the trace files (and write it with --out).
+
+    >>> import io, contextlib, tempfile
+    >>> from common import jsonl
+    >>> from scorer.synthetic import trace_row
+    >>> parser = argparse.ArgumentParser(prog="seam.py")
+    >>> add_commands(parser.add_subparsers())
+    >>> with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     jsonl.write(f"{tmp}/m.jsonl", [trace_row("humaneval-001", "clean", "x", model="m").to_row()])
+    ...     status = run_usage(parser.parse_args(["usage", tmp]))
+    >>> status, "| m | all | 1 |" in out.getvalue()
+    (0, True)
+    """
+    from pathlib import Path
+
+    from benchmark import conditions
+    from common.files import write_files
+    from runner.prices import load_prices
+    from stats.evidence import read_outputs
+    from stats.render import to_csv, to_latex, to_markdown
+    from stats.usage import UsageSettings, usage_table
+
+    outputs, files = read_outputs(args.traces)
+    settings = UsageSettings(load_prices(args.prices), None if args.prices is None else Path(args.prices).name)
+    table = usage_table(list(outputs.values()), conditions.load(args.conditions).names, settings)
+    print(to_markdown(table), end="")
+    if args.out is not None:
+        out = Path(args.out)
+        write_files({out / "usage.csv": to_csv(table).encode(), out / "usage.md": to_markdown(table).encode(),
+                     out / "usage.tex": to_latex(table, command="python seam.py usage").encode()}, "usage table")
+        print(f"wrote usage.csv, usage.md and usage.tex to {out} ({len(files)} trace file(s))")
+    return 0
 
 
 def run_tables(args) -> int:
@@ -108,8 +165,12 @@ def run_tables(args) -> int:
     if args.conditions is not None:  # its name, not its folder: the same file gives the same provenance anywhere
         recorded = {"file": Path(args.conditions).name,
                     "sha256": hashlib.sha256(Path(args.conditions).read_bytes()).hexdigest()}
+    from runner.prices import load_prices
+    from stats.usage import UsageSettings
+
+    usage = UsageSettings(load_prices(args.prices), None if args.prices is None else Path(args.prices).name)
     report = build_report(labels, settings, labels_sha256=digest, evidence=evidence, exclusions=exclusions,
-                          conditions=defined, conditions_file=recorded)
+                          conditions=defined, conditions_file=recorded, usage=usage)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: exists and is not a directory")

@@ -26,6 +26,7 @@ from stats.rates_figure import Point, Series, rates_figure
 from stats.render import Column, Table, interval_text
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
+from stats.usage import UsageSettings, usage_table
 
 # The built-in contrasts and treatments, as benchmark/conditions.toml defines them (a condition file adds to both):
 # newline vs blank, newline vs boundary, boundary vs mitigation, newline vs native.
@@ -443,7 +444,7 @@ def paired_figure(rows: list[ContrastRow], settings: TableSettings) -> str:
 def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *,
                  labels_sha256: str | None = None, evidence=None,
                  exclusions: Exclusions | None = None, conditions: ConditionSet | None = None,
-                 conditions_file: dict | None = None) -> AbsorptionReport:
+                 conditions_file: dict | None = None, usage: UsageSettings | None = None) -> AbsorptionReport:
     """Every table, the figure, the data notes and the provenance record of `seam.py tables`.
 
     `conditions` (default: the built-ins) give the contrasts (the built-in ones, then a condition file's),
@@ -455,7 +456,8 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     `stats.evidence.Evidence`: the benchmark's comments, and the trace outputs when given) feeds the
     sensitivity analyses (`stats.sensitivity`), whose reference rows are the labels as scored and whose
     row (d) applies the exclusions; analyses whose inputs are missing are not computed, and the
-    sensitivity table says so.
+    sensitivity table says so. With the trace outputs, the usage table (`stats.usage`, costs at the prices of
+    `usage`) totals what the run cost.
 
     >>> report = build_report(_example(), TableSettings(resamples=100))
     >>> [table.name for table in report.tables]  # doctest: +NORMALIZE_WHITESPACE
@@ -492,6 +494,8 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         resolution_table(labels, contrasts, settings, notes, wanted),
         sensitivity,
     )
+    if evidence is not None and evidence.outputs is not None:
+        tables += (usage_table(list(evidence.outputs.values()), conditions.names, usage or UsageSettings()),)
     methods = sorted({r.result.permutation.method for r in contrasts if r.result.table.n})
     provenance = {
         "alpha": settings.alpha,

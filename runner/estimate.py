@@ -1,0 +1,165 @@
+"""What a run will cost before it starts: `seam.py run CONFIG --estimate`, with no network.
+
+* **Requests**: those the run would send (`runner.run.plan`: the ids already final in `--out` are left
+  out, as a resumed run leaves them).
+* **Prompt tokens** per request, estimated from the rendered message by `estimate_prompt_tokens`: one
+  token per run of letters, per digit and per other visible character, plus 32 for the chat template
+  around the message (the released Qwen2.5 models' median; SmolLM2's is 40). Its error against the prompt
+  tokens the released traces recorded is measured by `estimator_error` (`python scripts/estimator_error.py`,
+  docs/RUNNER.md gives the figures): tokenizers differ, so it is an estimate, not a count.
+* **Completion tokens** per request as a range: the median and the 95th percentile of the completions the
+  released traces recorded for the request's source (the three released models pooled), each capped at
+  the config's `max_tokens`, and `max_tokens` itself as the ceiling no reply can pass.
+* **Cost** at the prices of a prices file (`runner.prices`), for the median, the 95th percentile and the
+  ceiling. `--max-cost USD` refuses to start a run whose 95th-percentile cost (the estimate's upper end)
+  exceeds it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import jsonl
+from common.records import Request
+from common.traces import read_final
+from runner.prices import Price
+from runner.usage import read_usage
+
+PIECE = re.compile(r"[A-Za-z]+|\d|[^\sA-Za-z\d]")
+TEMPLATE_TOKENS = 32  # the chat template and default system prompt around one user message
+ROOT = Path(__file__).resolve().parents[1]
+RELEASED_TRACES = ROOT / "data" / "traces"
+
+
+def estimate_prompt_tokens(message: str) -> int:
+    """The prompt tokens one user message is estimated to cost: a token per run of letters, per digit and
+    per other visible character, and 32 for the chat template around it.
+
+    >>> estimate_prompt_tokens("Fix this: x = 10")  # Fix, this, :, x, =, 1, 0 and the template
+    39
+    """
+    return len(PIECE.findall(message)) + TEMPLATE_TOKENS
+
+
+@dataclass(frozen=True)
+class Completions:
+    """The released completions' tokens per source: median and 95th percentile (nearest rank)."""
+
+    median: dict[str, float]
+    p95: dict[str, float]
+    overall_median: float
+    overall_p95: float
+
+    def of(self, source: str | None) -> tuple[float, float]:
+        return (self.median.get(source, self.overall_median), self.p95.get(source, self.overall_p95))
+
+
+def percentile(values: list[int], share: float) -> float:
+    """The nearest-rank percentile (the smallest value with at least `share` of the values at or below it).
+
+    >>> percentile([1, 2, 3, 4, 100], 0.95), percentile([5], 0.5)
+    (100, 5)
+    """
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def released_completions(folder: Path = RELEASED_TRACES) -> Completions:
+    """The completion tokens of every released trace row with a readable usage, by source."""
+    by_source: dict[str, list[int]] = {}
+    for path in jsonl.files_named([folder], "trace"):
+        for row in read_final(path).final.values():
+            usage = read_usage(row.usage)
+            if usage is not None and row.source:
+                by_source.setdefault(row.source, []).append(usage.completion_tokens)
+    every = [value for values in by_source.values() for value in values] or [0]
+    return Completions({s: statistics.median(v) for s, v in by_source.items()},
+                       {s: percentile(v, 0.95) for s, v in by_source.items()},
+                       statistics.median(every), percentile(every, 0.95))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    requests: int
+    skipped: int  # already final in --out
+    prompt_tokens: int
+    completion_median: int
+    completion_p95: int
+    completion_ceiling: int
+    price: Price | None
+
+    def cost(self, completion_tokens: int) -> float | None:
+        return None if self.price is None else self.price.cost(self.prompt_tokens, completion_tokens)
+
+    @property
+    def upper_cost(self) -> float | None:
+        """The estimate's upper end: the cost at the 95th-percentile completions."""
+        return self.cost(self.completion_p95)
+
+    def lines(self, model: str, max_tokens: int) -> list[str]:
+        """The estimate as the lines `run --estimate` prints."""
+        out = [f"estimate for {model}: {self.requests:,} requests to send ({self.skipped:,} already final in "
+               "--out, left out); nothing is sent",
+               f"  prompt tokens:     ~{self.prompt_tokens:,} (estimated from the messages: runs of letters, digits "
+               f"and other characters, plus {TEMPLATE_TOKENS} a request for the chat template)",
+               f"  completion tokens: median ~{self.completion_median:,}, 95th percentile ~{self.completion_p95:,} "
+               f"(the released completions per source), at most {self.completion_ceiling:,} "
+               f"(max_tokens {max_tokens:,})"]
+        if self.price is None:
+            out.append("  cost: no price for this model (--prices FILE with a table for it): tokens only")
+        else:
+            out.append(f"  cost (USD): ${self.cost(self.completion_median):,.2f} at the median, "
+                       f"${self.upper_cost:,.2f} at the 95th percentile, at most "
+                       f"${self.cost(self.completion_ceiling):,.2f}")
+        return out
+
+
+def estimate(requests: list[Request], *, skipped: int, max_tokens: int, price: Price | None,
+             completions: Completions) -> Estimate:
+    """The estimate of asking `requests` (those a run would send).
+
+    >>> c = Completions({"humaneval": 100}, {"humaneval": 400}, 100, 400)
+    >>> from benchmark.dataset import requests
+    >>> chosen = requests(sources=["humaneval"], conditions=["clean"], limit=2)
+    >>> e = estimate(chosen, skipped=0, max_tokens=300, price=Price(1.0, 2.0), completions=c)
+    >>> e.requests, e.completion_median, e.completion_p95, e.completion_ceiling
+    (2, 200, 600, 600)
+    """
+    median = p95 = 0.0
+    for request in requests:
+        low, high = completions.of(request.source)
+        median += min(low, max_tokens)
+        p95 += min(high, max_tokens)
+    return Estimate(requests=len(requests), skipped=skipped,
+                    prompt_tokens=sum(estimate_prompt_tokens(request.message) for request in requests),
+                    completion_median=round(median), completion_p95=round(p95),
+                    completion_ceiling=max_tokens * len(requests), price=price)
+
+
+@dataclass(frozen=True)
+class EstimatorError:
+    model: str
+    rows: int
+    median: float  # relative error |estimate - recorded| / recorded, per request
+    worst: float
+
+
+def estimator_error(messages: dict[str, str], folder: Path = RELEASED_TRACES) -> list[EstimatorError]:
+    """The prompt-token estimator's relative error per request against the prompt tokens each released trace
+    recorded (`messages`: request id -> rendered message), per model."""
+    found = []
+    for path in jsonl.files_named([folder], "trace"):
+        errors, model = [], None
+        for row_id, row in read_final(path).final.items():
+            usage = read_usage(row.usage)
+            if usage is None or row_id not in messages or not usage.prompt_tokens:
+                continue
+            model = row.model
+            errors.append(abs(estimate_prompt_tokens(messages[row_id]) - usage.prompt_tokens) / usage.prompt_tokens)
+        if errors:
+            found.append(EstimatorError(model, len(errors), statistics.median(errors), max(errors)))
+    return found
