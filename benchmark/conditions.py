@@ -26,12 +26,12 @@ nothing, the declared byte-identities) is `seam.py check --conditions FILE`.
 from __future__ import annotations
 
 import os
-import tomllib
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from common import tomlfile
 from common.errors import UserError
 from common.markers import Marker
 from common.records import CONDITION_NAME_MAX, CONDITIONS, POOLS, Cluster, Comment, is_condition_name, shown
@@ -263,17 +263,8 @@ def read_file(path: Path, *, known: tuple[Condition, ...], builtin: bool = False
 
 
 def _toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such condition file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a condition file (TOML)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start + 1}), expected a condition file (TOML)") from None
+    """The condition file's TOML; every way reading it fails is one line (`common.tomlfile`)."""
+    return tomlfile.load(path, "condition file")[0]
 
 
 def _condition(path: Path, name: str, table, builtin: bool, builtins: set[str]) -> Condition:

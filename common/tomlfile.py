@@ -36,8 +36,10 @@ def load(path: str | Path, what: str) -> tuple[dict[str, Any], str]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such {what}") from None
-    except (IsADirectoryError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the {what} ({exc})") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a {what} (TOML)") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start + 1}), expected a {what} (TOML)") from None
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:

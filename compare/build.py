@@ -41,12 +41,17 @@ class Inputs:
 
 def check_out(out: Path) -> None:
     """Refuse an --out inside data/ (the release) or that is a file, before any work."""
-    resolved = out.resolve()
-    if resolved == DATA.resolve() or resolved.is_relative_to(DATA.resolve()):
-        raise UserError(f"--out {out}: is inside {DATA} (the release, which compare never writes to); give a folder "
-                        "of your own, e.g. runs/compare")
+    check_outside_data(out, f"--out {out}")
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: exists and is not a directory")
+
+
+def check_outside_data(path: Path, named: str) -> None:
+    """Refuse a path that is, or leads through a link, inside data/."""
+    resolved = path.resolve()
+    if resolved == DATA.resolve() or resolved.is_relative_to(DATA.resolve()):
+        raise UserError(f"{named}: is inside {DATA} (the release, which compare never writes to); give a folder "
+                        "of your own, e.g. runs/compare")
 
 
 def read_inputs(traces: list[str]) -> Inputs:
@@ -76,6 +81,7 @@ def score(inputs: Inputs, out: Path, conditions: str | None) -> None:
 
     parser = argparse.ArgumentParser(prog="seam.py")
     scorer_cli.add_commands(parser.add_subparsers())
+    check_outside_data(out / "labels", f"{out / 'labels'}")
     argv = ["score", *map(str, inputs.traces), "--out-dir", str(out / "labels")]
     if conditions is not None:
         argv += ["--conditions", conditions]
@@ -83,6 +89,16 @@ def score(inputs: Inputs, out: Path, conditions: str | None) -> None:
         argv.append("--no-nli")
     args = parser.parse_args(argv)
     args.func(args)
+
+
+def labels_of(folder: Path, models: tuple[str, ...]) -> list[Path]:
+    """The label files in `folder` of these models (the scorer names each after its model)."""
+    found = []
+    for path in sorted(folder.glob("*.jsonl")):
+        first = next((row for _, row in jsonl.read(path)), None)
+        if first is not None and first.get("model") in models:
+            found.append(path)
+    return found
 
 
 def released_ran_entailment(folder: Path) -> bool:
@@ -130,7 +146,7 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     settings = TableSettings(resamples=resample.DEFAULT_RESAMPLES, seed=resample.DEFAULT_SEED)
     print(f"compare: scoring {len(inputs.traces)} trace file(s): {', '.join(inputs.models)}", file=log)
     score(inputs, out, conditions)
-    mine = [out / "labels"]
+    mine = labels_of(out / "labels", inputs.models)  # this run's: an earlier run's other models are left out
     origins = {model: YOURS for model in inputs.models}
     note = FAMILY_NOTES[family]
     print("compare: building the absorption tables (released and yours)", file=log)
@@ -156,7 +172,11 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
         provenance = {"family": family, PANEL: all_report.provenance}
     combined, _ = load_labels([inputs.released_labels, *mine], defined)
     print("compare: building the validity tables (released and yours; the functional check is not run)", file=log)
-    if family == "own":
+    if conditions is not None:  # the validity checks read the built-in conditions only
+        notes = (*notes, "Validity tables not built: --conditions adds conditions the validity checks do not read; "
+                         "run 'seam.py validity' on the built-in conditions' traces.")
+        items = ()
+    elif family == "own":
         rel_validity = validity_report.build(inputs.released_traces, labels=[inputs.released_labels])
         your_validity = validity_report.build(inputs.traces, labels=mine)
         by_name = {table.name: table for table in your_validity.tables}
@@ -176,21 +196,25 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     texts[out / "tables" / "contrasts.svg"] = paired_figure(contrast_rows, settings)
     texts[out / "tables" / "notes.md"] = "# Notes on the tables\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
     texts[out / "tables" / "provenance.json"] = jsonl.dumps(provenance)
-    texts[out / "tables" / "validity_items.jsonl"] = "".join(map(jsonl.dumps, items))
+    if items:
+        texts[out / "tables" / "validity_items.jsonl"] = "".join(map(jsonl.dumps, items))
+    for path in (*texts, out / "report.html"):
+        check_outside_data(path, str(path))
     write_files({path: text.encode("utf-8") for path, text in texts.items()}, "compare tables")
     print("compare: writing the report", file=log)
-    page(inputs, out, conditions)
+    page(inputs, out, conditions, mine)
     return {"models": inputs.models, "released": sorted(m for m, o in origins.items() if o == RELEASED),
             "tables": len(tables), "out": out}
 
 
-def page(inputs: Inputs, out: Path, conditions: str | None) -> None:
-    """out/report.html: the released cases and yours, through the `report` command itself."""
+def page(inputs: Inputs, out: Path, conditions: str | None, mine: list[Path]) -> None:
+    """out/report.html: the released cases and yours (`mine`, this run's label files), through the `report`
+    command itself."""
     from report import cli as report_cli
 
     parser = argparse.ArgumentParser(prog="seam.py")
     report_cli.add_commands(parser.add_subparsers())
-    argv = ["report", "--labels", str(inputs.released_labels), str(out / "labels"),
+    argv = ["report", "--labels", str(inputs.released_labels), *map(str, mine),
             "--traces", *map(str, inputs.released_traces), *map(str, inputs.traces),
             "--tables", str(out / "tables"), "--out", str(out / "report.html")]
     if (DATA / "review").is_dir():

@@ -48,24 +48,24 @@ def merged(name: str, released: Table | None, yours: Table | None, family_note: 
     >>> table = merged("t", a, b, "family")
     >>> table.rows, table.notes
     ((('released', 'x'), ('yours', 'y')), ('family', 'n1', 'n2'))
+    >>> wide = Table("t", "T", (Column("model", "Model"), Column("blank", "blank", "int")), (("z", 3),))
+    >>> merged("t", wide, b, "family").rows  # yours ran without `blank`: its cell is empty
+    (('released', 'z', 3), ('yours', 'y', None))
     """
     parts = [with_origin(table, lambda _: None, origin) for table, origin in ((released, RELEASED), (yours, YOURS))
              if table is not None]
-    first = parts[0]
     notes = tuple(dict.fromkeys((family_note, *(note for part in parts for note in part.notes))))
-    rows = tuple(row for part in parts for row in part.rows)
     display = None
     if all(part.display is not None for part in parts):
         display = _stacked([part.display for part in parts])
-    if any(part.columns != first.columns for part in parts):
-        raise ValueError(f"table {name}: the families' tables have other columns")
-    return Table(name, first.title, first.columns, rows, notes, display)
+    stacked = _stacked(parts)  # a family without a condition (traces run with --only) leaves its cells empty
+    return Table(name, stacked.title, stacked.columns, stacked.rows, notes, display)
 
 
 def _stacked(tables: list[Table]) -> Table:
-    """Display tables one above the other, their columns united (a wide table's columns are a family's
-    sources or conditions, which may differ): a cell a family has no column for is absent (shown as the
-    missing mark)."""
+    """Tables one above the other, their columns united (a wide table's columns are a family's sources or
+    conditions, which may differ): a cell a family has no column for is absent (an empty CSV cell, the
+    missing mark on display)."""
     columns: dict[str, Column] = {}
     for table in tables:
         for column in table.columns:

@@ -115,7 +115,7 @@ def _headline(inputs: Inputs) -> str:
         out.append(_missing(inputs.tables / "summary.csv"))
     else:
         out.append('<ul class="statements">')
-        out += [f"<li>{e(row['statement'])}</li>" for row in summary]
+        out += [f"<li>{_origin_mark(row)}{e(row['statement'])}</li>" for row in summary]
         out.append("</ul>")
     rates = _csv(inputs.tables / "rates.csv")
     if rates is None:
@@ -130,6 +130,14 @@ def _headline(inputs: Inputs) -> str:
     return "\n".join(out)
 
 
+def _origin_mark(row: dict[str, str], after: bool = False) -> str:
+    """On a page of `seam.py compare`, whose the row is ("released" or "yours"); nothing elsewhere."""
+    origin = row.get("origin")
+    if not origin:
+        return ""
+    return f' <span class="origin">({e(origin)})</span>' if after else f'<span class="origin">{e(origin)}:</span> '
+
+
 def _rates_table(rows: list[dict[str, str]], defined: ConditionSet) -> str:
     conditions = defined.order({r["condition"] for r in rows})
     models = sorted({r["model"] for r in rows})
@@ -139,8 +147,9 @@ def _rates_table(rows: list[dict[str, str]], defined: ConditionSet) -> str:
            "absorbed / usable pairs (clean is the baseline each treatment is compared with).</caption>",
            "<thead><tr><th>model</th>" + "".join(f"<th>{e(c)}</th>" for c in conditions) + "</tr></thead>",
            "<tbody>"]
+    origins = {r["model"]: r for r in rows}
     for model in models:
-        row = [f"<tr><th>{e(model)}</th>"]
+        row = [f"<tr><th>{e(model)}{_origin_mark(origins[model], after=True)}</th>"]
         for condition in conditions:
             r = cells.get((model, condition))
             if r is None or not r["rate"]:

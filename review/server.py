@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from common.errors import UserError
+from common.records import without_surrogates
 from review import inputs, page, store
 from review.inputs import Asked
 from review.records import ABSORPTION_KINDS, NOTE_LIMIT, VERDICTS, Answer, Case, session_reviewer
@@ -39,6 +40,9 @@ from review.store import first_unanswered
 
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
+READ_TIMEOUT_S = 30  # a connection that sends nothing for this long is closed (a half-sent request holds a thread)
+MAX_CONNECTIONS = 32  # connections served at once; more are closed at once (one reviewer needs a handful)
+GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
 
 
 @dataclass
@@ -175,6 +179,15 @@ class ReviewHandler(BaseHTTPRequestHandler):
     server: ReviewHTTPServer
     server_version = "seam-review"
     sys_version = ""
+    timeout = READ_TIMEOUT_S  # socketserver sets it on the connection: reads time out, the thread ends
+
+    def handle(self) -> None:
+        """Serve the connection; a client that disconnects or stalls mid-request is let go quietly (no
+        traceback for every closed tab)."""
+        try:
+            super().handle()
+        except GONE:
+            self.close_connection = True
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name): quiet; the terminal shows progress
         pass
@@ -198,11 +211,17 @@ class ReviewHandler(BaseHTTPRequestHandler):
 
     def _check_host(self) -> None:
         allowed = self.server.allowed_hosts
+        for name in ("Host", "Origin", "Sec-Fetch-Site"):
+            if len(self.headers.get_all(name) or []) > 1:  # which one counts would be up to whoever reads it
+                raise Refused(HTTPStatus.BAD_REQUEST, f"The request has more than one {name} header.")
         if self.headers.get("Host", "") not in allowed:
             raise Refused(HTTPStatus.FORBIDDEN, "This server answers only requests addressed to "
                                                  f"http://{HOST}:{self.server.server_port}/.")
         origin = self.headers.get("Origin")
         if self.command == "POST" and origin is not None and origin not in {f"http://{h}" for h in allowed}:
+            raise Refused(HTTPStatus.FORBIDDEN, "Answers are accepted only from the review page itself.")
+        site = self.headers.get("Sec-Fetch-Site")  # a browser says where a request comes from, Origin or not
+        if self.command == "POST" and site is not None and site not in ("same-origin", "none"):
             raise Refused(HTTPStatus.FORBIDDEN, "Answers are accepted only from the review page itself.")
 
     # ------------------------------------------------------------ routes
@@ -248,7 +267,7 @@ class ReviewHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ replies
 
     def _send(self, status: HTTPStatus, text: str) -> None:
-        data = text.encode("utf-8")
+        data = without_surrogates(text).encode("utf-8")  # a lone surrogate (JSON allows one) is shown as U+FFFD
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -288,6 +307,28 @@ class ReviewHTTPServer(ThreadingHTTPServer):
             raise UserError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}; choose another --port "
                             "(0 picks a free one)") from None
         self.allowed_hosts = frozenset({f"{HOST}:{self.server_port}", f"localhost:{self.server_port}"})
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request, client_address) -> None:
+        """Serve in a thread while fewer than MAX_CONNECTIONS are; past that, close the connection at once."""
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away is no error worth a traceback; anything else is printed as before."""
+        import sys
+
+        if isinstance(sys.exc_info()[1], GONE):
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

@@ -10,11 +10,11 @@ from common.argtypes import condition_file, names, positive_float, positive_int
 RUN_EPILOG = """\
 examples:
   # the whole benchmark (1,800 requests) against one model
-  python seam.py run models/gpt-x.toml --out data/traces/gpt-x-2026-01.jsonl
+  python seam.py run models/gpt-x.toml --out runs/gpt-x-2026-01.jsonl
   # look first: the exact request bodies for two clusters, nothing sent
   python seam.py run models/gpt-x.toml --clusters 2 --dry-run
   # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
-  python seam.py run models/local.toml --out data/traces/local.jsonl --only clean,newline
+  python seam.py run models/local.toml --out runs/local.jsonl --only clean,newline
   # what it will cost, before it starts (no network): requests, tokens and, with prices, dollars
   python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --estimate --prices prices.toml
   # refuse to start if the estimate's upper end (95th-percentile completions) is over $5
@@ -114,12 +114,16 @@ def run_command(args) -> int:
                 print(line)
             return 0
         if found.price is None:
+            from runner.prices import quoted
+
             raise UserError(f"--max-cost needs a price for model {config.name!r}: give --prices FILE with a "
-                            f"[{config.name}] table")
+                            f"[{quoted(config.name)}] table")
         if found.upper_cost > args.max_cost:
-            raise UserError(f"the estimate's upper end is ${found.upper_cost:,.2f} (95th-percentile completions; "
-                            f"${found.cost(found.completion_median):,.2f} at the median), over --max-cost "
-                            f"${args.max_cost:,.2f}: nothing was sent (see --estimate)")
+            from runner.estimate import dollars
+
+            raise UserError(f"the estimate's upper end is {dollars(found.upper_cost)} (95th-percentile completions; "
+                            f"{dollars(found.cost(found.completion_median))} at the median), over --max-cost "
+                            f"{dollars(args.max_cost)}: nothing was sent (see --estimate)")
     if args.dry_run:
         count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
                         retry_failed=args.retry_failed)

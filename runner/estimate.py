@@ -9,7 +9,9 @@
   docs/RUNNER.md gives the figures): tokenizers differ, so it is an estimate, not a count.
 * **Completion tokens** per request as a range: the median and the 95th percentile of the completions the
   released traces recorded for the request's source (the three released models pooled), each capped at
-  the config's `max_tokens`, and `max_tokens` itself as the ceiling no reply can pass.
+  the config's `max_tokens`, and `max_tokens` itself as the ceiling no reply can pass. The released runs
+  were cut at 1,024 tokens, the 95th percentile of five of the six sources: that figure says "if every
+  reply were as long as a long released one", not the 95th percentile of a run's total.
 * **Cost** at the prices of a prices file (`runner.prices`), for the median, the 95th percentile and the
   ceiling. `--max-cost USD` refuses to start a run whose 95th-percentile cost (the estimate's upper end)
   exceeds it.
@@ -102,20 +104,30 @@ class Estimate:
 
     def lines(self, model: str, max_tokens: int) -> list[str]:
         """The estimate as the lines `run --estimate` prints."""
-        out = [f"estimate for {model}: {self.requests:,} requests to send ({self.skipped:,} already final in "
-               "--out, left out); nothing is sent",
+        requests = f"{self.requests:,} request" + ("" if self.requests == 1 else "s")
+        skipped = f" ({self.skipped:,} already final in --out, left out)" if self.skipped else ""
+        out = [f"estimate for {model}: {requests} to send{skipped}; nothing is sent",
                f"  prompt tokens:     ~{self.prompt_tokens:,} (estimated from the messages: runs of letters, digits "
-               f"and other characters, plus {TEMPLATE_TOKENS} a request for the chat template)",
-               f"  completion tokens: median ~{self.completion_median:,}, 95th percentile ~{self.completion_p95:,} "
-               f"(the released completions per source), at most {self.completion_ceiling:,} "
-               f"(max_tokens {max_tokens:,})"]
+               f"and other characters, plus {TEMPLATE_TOKENS} per request for the chat template)",
+               f"  completion tokens: ~{self.completion_median:,} if every reply is as long as the released median "
+               f"reply of its source, ~{self.completion_p95:,} if as long as the 95th-percentile one (the released "
+               f"runs were cut at 1,024), at most {self.completion_ceiling:,} (max_tokens {max_tokens:,})"]
         if self.price is None:
             out.append("  cost: no price for this model (--prices FILE with a table for it): tokens only")
         else:
-            out.append(f"  cost (USD): ${self.cost(self.completion_median):,.2f} at the median, "
-                       f"${self.upper_cost:,.2f} at the 95th percentile, at most "
-                       f"${self.cost(self.completion_ceiling):,.2f}")
+            out.append(f"  cost (USD): {dollars(self.cost(self.completion_median))} at the median, "
+                       f"{dollars(self.upper_cost)} at the 95th percentile, at most "
+                       f"{dollars(self.cost(self.completion_ceiling))}")
         return out
+
+
+def dollars(amount: float) -> str:
+    """An amount in USD, with cents, or to four places below a cent.
+
+    >>> dollars(12.345), dollars(0.00042)
+    ('$12.35', '$0.0004')
+    """
+    return f"${amount:,.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.4f}"
 
 
 def estimate(requests: list[Request], *, skipped: int, max_tokens: int, price: Price | None,

@@ -53,9 +53,18 @@ class Price:
         return (prompt_tokens * into + completion_tokens * out) / PER
 
 
-def _dotted(model: str, table: dict) -> str:
-    """The dotted name TOML read as nested tables ([a.b.c] as a -> b -> c), joined again."""
-    parts = [model]
+def quoted(model: str) -> str:
+    """A model name as a TOML table header's key: bare when it can be, else quoted.
+
+    >>> quoted("gpt-4o-mini"), quoted("qwen2.5-coder-0.5b")
+    ('gpt-4o-mini', '"qwen2.5-coder-0.5b"')
+    """
+    return model if all(c.isalnum() or c in "-_" for c in model) else '"' + model.replace('"', '\\"') + '"'
+
+
+def _dotted(name: str, table: dict) -> str:
+    """The dotted name TOML read as nested tables ([a.b.c] as a -> b -> c), joined again from `name` (a.b)."""
+    parts = [name]
     while isinstance(table, dict) and len(table) == 1 and isinstance(next(iter(table.values())), dict):
         key, table = next(iter(table.items()))
         parts.append(key)
@@ -92,8 +101,11 @@ def parse_prices(raw: dict, text: str, path: str) -> dict[str, Price]:
                             f"{', '.join(REQUIRED)}")
         for key in table:
             if isinstance(table[key], dict):  # [qwen2.5-coder] is the table qwen2 holding "5-coder"
-                raise UserError(f"{where(model)}: [{model}] holds a table {shown(key)}: a model name with dots must "
-                                f"be quoted, as in [\"{_dotted(model, table)}\"]")
+                dotted = _dotted(f"{model}.{key}", table[key])
+                line = tomlfile.line_of(text, dotted)
+                where_dotted = f"{path}:{line}" if line else path
+                raise UserError(f"{where_dotted}: [{dotted}] is a table inside [{model}], but a model's table holds "
+                                f"prices only; a model name with dots is quoted: [{quoted(dotted)}]")
             if key not in REQUIRED + OPTIONAL:
                 raise UserError(f"{where(key)}: [{model}] unknown key {shown(key)}; expected "
                                 f"{', '.join(REQUIRED + OPTIONAL)}")
@@ -105,7 +117,8 @@ def parse_prices(raw: dict, text: str, path: str) -> dict[str, Price]:
                 continue
             value = table[key]
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise UserError(f"{where(key)}: [{model}] key {key!r} is {shown(value)}, expected a price of 0 or "
+                shown_value = str(value).lower() if isinstance(value, bool) else shown(value)
+                raise UserError(f"{where(key)}: [{model}] key {key!r} is {shown_value}, expected a price of 0 or "
                                 "more (USD per million tokens)")
             values[key] = float(value)
         prices[model] = Price(**values)

@@ -28,8 +28,8 @@ def add_commands(subparsers) -> None:
         help="label each treatment output: absorbed or not, by which tier, with the evidence",
         description="Score traces: extract the edited text, compare with the same model's clean output, "
                     "run the witness, content and (prose, when the model file is present) entailment tiers.",
-        epilog="example:\n  python seam.py score data/traces/gpt-x.jsonl --out data/labels/gpt-x.jsonl\n"
-               "  python seam.py score data/traces/*.jsonl --out-dir data/labels\n"
+        epilog="example:\n  python seam.py score runs/gpt-x.jsonl --out runs/labels/gpt-x.jsonl\n"
+               "  python seam.py score data/traces/*.jsonl --out-dir /tmp/labels   # the released traces\n"
                "  # a condition file's traces, paired with the same model's clean outputs in its built-in traces\n"
                "  python seam.py score data/studies/example/traces/gpt-x.jsonl --conditions "
                "data/conditions/example.toml \\\n      --clean-traces data/traces/gpt-x.jsonl "

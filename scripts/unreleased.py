@@ -20,20 +20,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def git(root: Path, *args: str) -> list[str] | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(["git", "-C", str(root), "-c", "core.quotePath=off", *args], capture_output=True,
+                              text=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return None
     return [line for line in done.stdout.splitlines() if line]
 
 
 def unreleased(root: Path = ROOT) -> list[str]:
-    """'new PATH' for files under data/ git does not track (and does not ignore), 'changed PATH' for tracked
-    files that differ from the commit; [] outside a git checkout."""
-    new = git(root, "ls-files", "--others", "--exclude-standard", "--", "data")
+    """'new PATH' for files under data/ that the checkout's commit does not have (untracked and not ignored, or
+    staged but not committed), 'changed PATH' for the commit's files that differ from it; [] outside a git
+    checkout. Paths as they are (git's quoting of unusual names turned off)."""
+    released = git(root, "ls-tree", "-r", "--name-only", "HEAD", "--", "data")
+    present = git(root, "ls-files", "--cached", "--others", "--exclude-standard", "--", "data")
     changed = git(root, "diff", "--name-only", "HEAD", "--", "data")
-    if new is None or changed is None:
+    if released is None or present is None or changed is None:
         return []
-    return [f"new {path}" for path in new] + [f"changed {path}" for path in changed]
+    known = set(released)
+    new = [path for path in present if path not in known and (root / path).exists()]
+    return [f"new {path}" for path in new] + [f"changed {path}" for path in changed if path in known]
 
 
 def main() -> int:

@@ -34,13 +34,16 @@ class Tally:
     seconds: float = 0.0
     batch_prompt: int = 0
     batch_completion: int = 0
+    known: int = 0  # replies whose usage was read
 
-    def add(self, usage, latencies: list[float], *, batch: bool = False) -> None:
-        """One paid reply (its usage, or None when unreadable) and the latencies of its attempts."""
+    def add(self, usage, latencies: list[float], *, batch: bool = False, replied: bool = True) -> None:
+        """One reply (its usage, or None when unreadable) and the latencies of its attempts; a request that
+        got no reply (`replied` False: failed) was not paid for and its missing usage is not unknown."""
         self.seconds += sum(latencies)
         if usage is None:
-            self.unknown += 1
+            self.unknown += replied
             return
+        self.known += 1
         self.prompt += usage.prompt_tokens
         self.completion += usage.completion_tokens
         if batch:
@@ -52,8 +55,9 @@ class Tally:
             self.cached = (self.cached or 0) + usage.cached_tokens
 
     def cost(self, price: Price | None) -> float | None:
-        """USD at `price` (batch-collected tokens at its batch prices), or None without a price."""
-        if price is None:
+        """USD at `price` (batch-collected tokens at its batch prices), or None without a price or without a
+        single reply whose usage could be read (a cost of 0 would be a guess)."""
+        if price is None or (self.unknown and not self.known):
             return None
         plain = price.cost(self.prompt - self.batch_prompt, self.completion - self.batch_completion)
         return plain + price.cost(self.batch_prompt, self.batch_completion, batch=True)
@@ -69,8 +73,9 @@ def _latencies(attempts) -> list[float]:
 
 
 def collected_by_batch(row: TraceRow) -> bool:
-    """Whether the row was collected through a provider's batch API (priced at batch prices); the runner
-    marks such rows by the `batch` it records in their `request`.
+    """Whether the row was collected through a provider's batch API (priced at batch prices): its `request`
+    record has a true `batch`. The runner's synchronous path never sets it, so no released row is one; a
+    batch path (issue 26) marks its rows so.
 
     >>> from scorer.synthetic import trace_row
     >>> collected_by_batch(trace_row("humaneval-001", "clean", "x"))
@@ -97,9 +102,10 @@ def tally_rows(rows: list[TraceRow]) -> dict[tuple[str, str], Tally]:
         for key in ((row.model, row.condition), (row.model, ALL)):
             tally = totals.setdefault(key, Tally())
             tally.requests += 1
-            tally.add(read_usage(row.usage), _latencies(row.attempts), batch=batch)
-            for earlier in row.previous:  # asked before, and paid for
-                tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []), batch=batch)
+            tally.add(read_usage(row.usage), _latencies(row.attempts), batch=batch, replied=row.status != "failed")
+            for earlier in row.previous:  # asked before, and paid for when it got a reply
+                tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []), batch=batch,
+                          replied=earlier.get("status") != "failed")
     return totals
 
 
@@ -141,7 +147,8 @@ def usage_table(rows: list[TraceRow], conditions: tuple[str, ...], settings: Usa
             shown.append((model, condition, f"{tally.requests:,}", f"{tally.unknown:,}", f"{tally.prompt:,}",
                           f"{tally.completion:,}", f"{tally.seconds / 3600:.2f}",
                           "\u2014" if cost is None else f"{cost:,.2f}"))
-    notes = ["Requests: final trace rows. Prompt and completion tokens as the provider reported them "
+    notes = ["Requests: final trace rows (failed requests got no reply and are not paid for). Prompt and "
+             "completion tokens as the provider reported them "
              "(completion includes reasoning; reasoning and cached tokens where the provider reports them); "
              "earlier rows of a request asked again are counted with it. Time: the sum of every attempt's "
              "latency, in seconds (hours in the display)."]
@@ -154,7 +161,7 @@ def usage_table(rows: list[TraceRow], conditions: tuple[str, ...], settings: Usa
     else:
         unpriced = [model for model in models if model not in settings.prices]
         notes.append(f"Costs at the prices of {settings.prices_file} (USD per million tokens; cached tokens at the "
-                     "input price, an upper bound)"
+                     "input price)"
                      + (f"; no price for {', '.join(unpriced)}: cost left empty." if unpriced else "."))
     display = Table("usage", "", (Column("model", "Model"), Column("condition", "Condition"),
                                   Column("requests", "Requests", align="r"), Column("unknown", "Unknown", align="r"),

@@ -136,3 +136,45 @@ def test_a_trace_mixing_two_models_is_refused(flow, tmp_path, capsys):
     mixed.write_text("\n".join([rows[0], json.dumps(other)]) + "\n", encoding="utf-8")
     assert seam.main(["compare", str(mixed), "--out", str(tmp_path / "out")]) == 2
     assert "someone-else" in capsys.readouterr().err
+
+
+def _run(home: Path, name: str, *options: str) -> Path:
+    with serve() as server:
+        config = home / f"{name}.toml"
+        config.write_text(toml_text(config_keys(server, name=name)), encoding="utf-8")
+        traces = home / f"{name}.jsonl"
+        assert seam.main(["run", str(config), "--clusters", "3", "--out", str(traces), *options]) == 0
+    return traces
+
+
+def test_traces_of_some_conditions_only_are_compared(tmp_path):
+    """A run with --only (the runner's help shows one): the tables with a column per condition get empty
+    cells for the conditions the new model lacks (it crashed: the families' tables had other columns)."""
+    traces = _run(tmp_path, "few-conditions", "--only", "clean,newline,boundary")
+    assert seam.main(["compare", str(traces), "--out", str(tmp_path / "out")]) == 0
+    rates = [row for row in _rows(tmp_path / "out" / "tables" / "rates.csv") if row["origin"] == "yours"]
+    assert {row["condition"] for row in rates} == {"newline", "boundary"}
+    clusters = [row for row in _rows(tmp_path / "out" / "tables" / "clusters.csv") if row["origin"] == "yours"]
+    assert clusters and all(row["blank_models"] == "" for row in clusters)
+
+
+def test_a_rerun_into_the_same_out_uses_this_runs_models_only(tmp_path):
+    first, second = _run(tmp_path, "model-a"), _run(tmp_path, "model-b")
+    out = tmp_path / "out"
+    assert seam.main(["compare", str(first), str(second), "--out", str(out)]) == 0
+    assert seam.main(["compare", str(second), "--out", str(out)]) == 0
+    yours = {row["model"] for row in _rows(out / "tables" / "rates.csv") if row["origin"] == "yours"}
+    assert yours == {"model-b"}
+
+
+def test_a_relative_out_into_data_and_a_link_into_data_are_refused(flow, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    for out in ("data/mine", "./data/mine", "data/../data/mine"):
+        assert seam.main(["compare", str(flow["traces"]), "--out", out]) == 2
+        assert "is inside" in capsys.readouterr().err
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "tables").symlink_to(DATA / "tables")
+    before = _digest(DATA)
+    assert seam.main(["compare", str(flow["traces"]), "--out", str(linked)]) == 2
+    assert "is inside" in capsys.readouterr().err and _digest(DATA) == before

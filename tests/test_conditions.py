@@ -114,7 +114,7 @@ def test_doctests_of_the_condition_modules_pass():
     ('[conditions.XML]\npool = "casual"\n', r"mine\.toml: conditions\.'XML': a condition name is lower-case letters"),
     ('[conditions."a b"]\npool = "casual"\n', r"conditions\.'a b': a condition name is lower-case"),
     ('[conditions.x]\npool = "casual"\n[conditions.x]\npool = "native"\n',
-     r"mine\.toml: not valid TOML: Cannot declare \('conditions', 'x'\) twice \(at line 3, column 14\)"),
+     r"mine\.toml: not valid TOML \(Cannot declare \('conditions', 'x'\) twice \(at line 3, column 14\)\)"),
     ('[conditions.x]\npool = "casual"\nsame_prefix_as = "nowhere"\n',
      r"conditions\.x\.same_prefix_as is 'nowhere', expected another defined condition"),
     ('[conditions.x]\npool = "casual"\nsame_prefix_as = "x"\n', r"conditions\.x\.same_prefix_as is 'x', expected "
@@ -155,7 +155,10 @@ def test_doctests_of_the_condition_modules_pass():
     ('[conditions.x]\npool = "casual"\nclose = "END\\tTEXT"\n', r"conditions\.x\.close is 'END\\tTEXT', expected one"),
     ('[conditions.x]\npool = "casual"\nphrase = "tags\\u001b[1m"\n', r"conditions\.x\.phrase is 'tags\\x1b\[1m', "
                                                                   r"expected one line"),
-    ("[conditions.x\n", r"mine\.toml: not valid TOML: .*\(at line 1, column 14\)"),
+    ("[conditions.x\n", r"mine\.toml: not valid TOML \(.*\(at line 1, column 14\)\)"),
+    # tomllib's RecursionError and ValueError (issue 25: tracebacks out of tomllib before)
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", r"mine\.toml: not valid TOML \(nested too deeply to read\)"),
+    ("x = " + "7" * 5000 + "\n", r"mine\.toml:1: key 'x' holds an integer of more than 4,300 digits"),
 ])
 def test_a_malformed_condition_file_is_one_line_naming_file_and_key(tmp_path, text, message):
     path = write(tmp_path, text)

@@ -49,7 +49,7 @@ def test_the_estimate_needs_no_server_and_sends_nothing(tmp_path, capsys):
     assert seam.main(["run", str(config), "--only", "clean", "--sources", "humaneval", "--out", str(out),
                       "--estimate", "--prices", str(_prices(tmp_path))]) == 0
     printed = capsys.readouterr().out
-    assert "estimate for my-model: 50 requests to send (0 already final in --out" in printed
+    assert "estimate for my-model: 50 requests to send; nothing is sent" in printed
     assert "at most 25,600 (max_tokens 512)" in printed and "cost (USD): $" in printed
     assert not out.exists()
 

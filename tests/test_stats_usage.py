@@ -67,6 +67,26 @@ def test_earlier_rows_of_a_request_asked_again_are_paid_for_and_counted():
     assert (tally.requests, tally.prompt, tally.completion, tally.seconds) == (1, 20, 1074, 31.5)
 
 
+def test_a_failed_request_was_not_paid_and_its_usage_is_not_unknown():
+    failed = dataclasses.replace(_row("humaneval-001", "clean", None), status="failed", output=None,
+                                 reason="connection refused")
+    unreadable = _row("humaneval-001", "newline", "n/a")
+    table = usage_table([failed, unreadable], ("clean", "newline"), UsageSettings({"m": Price(1, 1)}, "p.toml"))
+    by_condition = {row[1]: row for row in table.rows}
+    assert by_condition["clean"][2:4] == (1, 0)  # a request, nothing unknown
+    assert by_condition["newline"][2:4] == (1, 1) and by_condition["newline"][-1] is None  # no cost from nothing
+    assert by_condition[ALL][2:4] == (2, 1)
+
+
+def test_rows_collected_through_a_batch_are_priced_at_batch_prices():
+    plain = _row("humaneval-001", "clean", {"prompt_tokens": 1_000_000, "completion_tokens": 0})
+    batch = _row("humaneval-002", "clean", {"prompt_tokens": 1_000_000, "completion_tokens": 0})
+    batch = dataclasses.replace(batch, request={**batch.request, "batch": True})
+    price = Price(2.0, 8.0, batch_input_per_mtok=1.0, batch_output_per_mtok=4.0)
+    totals = tally_rows([plain, batch])
+    assert totals[("m", ALL)].cost(price) == pytest.approx(2.0 + 1.0)
+
+
 def test_cost_is_tokens_times_price_per_million_and_empty_without_a_price():
     rows = [_row("humaneval-001", "clean", {"prompt_tokens": 2_000_000, "completion_tokens": 500_000}),
             _row("humaneval-001", "clean", {"prompt_tokens": 7, "completion_tokens": 7}, model="unpriced")]
@@ -108,7 +128,12 @@ def _prices(tmp_path, text):
     ("[m]\ninput_per_mtok = 1\noutput_per_mtok = 2\n[m]\ninput_per_mtok = 1\n", r"prices.toml: not valid TOML "
      r"\(Cannot declare \('m',\) twice \(at line 4"),
     ("[m]\ninput_per_mtok = nan\noutput_per_mtok = 2\n", r"prices.toml:2: \[m\] key 'input_per_mtok' is nan"),
-    ("[m]\ninput_per_mtok = true\noutput_per_mtok = 2\n", r"prices.toml:2: \[m\] key 'input_per_mtok' is True"),
+    ("[m]\ninput_per_mtok = true\noutput_per_mtok = 2\n", r"prices.toml:2: \[m\] key 'input_per_mtok' is true"),
+    ("[qwen2.5-coder]\ninput_per_mtok = 1\noutput_per_mtok = 2\n", r"prices.toml:1: \[qwen2.5-coder\] is a table "
+     r"inside \[qwen2\], but a model's table holds prices only; a model name with dots is quoted: "
+     r"\[\"qwen2.5-coder\"\]"),
+    ("[a]\ninput_per_mtok = 1\noutput_per_mtok = 2\n\n[a.b]\nx = 1\n", r"prices.toml:5: \[a.b\] is a table inside "
+     r"\[a\]"),
     ("m = 3\n", r"prices.toml:1: 'm' is not a table"),
     ("[m]\ninput_per_mtok = " + "1" * 5000 + "\n", r"prices.toml:2: key 'input_per_mtok' holds an integer of more"),
     ("x = " + "[" * 5000 + "]" * 5000 + "\n", r"prices.toml: not valid TOML \(nested too deeply to read\)"),

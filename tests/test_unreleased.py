@@ -29,6 +29,11 @@ def test_new_and_changed_files_under_data_are_named(tmp_path):
     (tmp_path / "data" / "tables.csv").write_text("b\n")
     (tmp_path / "elsewhere.txt").write_text("not data\n")
     assert unreleased.unreleased(tmp_path) == ["new data/traces/my-model.jsonl", "changed data/tables.csv"]
+    # a name git would quote, and a new file already staged, are new files too
+    (tmp_path / "data" / "traces" / "café model.jsonl").write_text("{}\n")
+    _git(tmp_path, "add", "data/traces/my-model.jsonl")
+    assert sorted(unreleased.unreleased(tmp_path)) == ["changed data/tables.csv", "new data/traces/café model.jsonl",
+                                                      "new data/traces/my-model.jsonl"]
 
 
 def test_outside_a_git_checkout_it_cannot_tell_and_says_nothing(tmp_path):
