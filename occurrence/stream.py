@@ -211,7 +211,7 @@ def _open_member(path: Path, member: str | None) -> Corpus:
     names = [info.filename for info in archive.infolist() if not info.is_dir()]
     if member is None:
         found = [name for name in names if name.endswith(MEMBER_SUFFIXES)]
-        if len(found) != 1:
+        if len(set(found)) != 1:
             archive.close()
             listed = ", ".join(found[:5]) or "none"
             raise UserError(f"{path}: expected exactly one *.json or *.jsonl member, found {len(found)} ({listed}); "
@@ -220,8 +220,18 @@ def _open_member(path: Path, member: str | None) -> Corpus:
     elif member not in names:
         archive.close()
         raise UserError(f"{path}: no member {shown(member)} in this archive")
+    if names.count(member) > 1:  # zipfile would read the last; which one the user meant, nobody can tell
+        archive.close()
+        raise UserError(f"{path}: {names.count(member)} members are named {shown(member)}; the archive is ambiguous "
+                        "(unpack the one you mean and give that file)")
     info = archive.getinfo(member)
-    raw = archive.open(info)
+    try:
+        raw = archive.open(info)
+    except (RuntimeError, NotImplementedError) as exc:  # encrypted, or a compression method zipfile lacks
+        archive.close()
+        why = "is encrypted" if info.flag_bits & 0x1 else f"cannot be read here ({exc})"
+        raise UserError(f"{path}: member {shown(member)} {why}; unpack it with a tool that can and give the "
+                        "unpacked file") from None
     stream = Counted(raw)
     return Corpus(path, member, stream, info.file_size, lambda: stream.count, info.file_size, (archive, raw))
 

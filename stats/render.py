@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,7 +79,21 @@ def csv_cell(value, kind: str) -> str:
         return f"{value:.6f}"
     if kind == "pvalue":
         return f"{value:.6g}"
-    return str(value)
+    return spreadsheet_safe(str(value))
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula
+
+
+def spreadsheet_safe(text: str) -> str:
+    r"""A text cell a spreadsheet will show as text: one that starts like a formula (=, +, -, @, a tab or a
+    carriage return) gets a leading apostrophe, as spreadsheet guidance (OWASP's on CSV injection)
+    recommends; numbers are written by their own kinds and never pass here.
+
+    >>> print(spreadsheet_safe('=HYPERLINK("http://x")'), spreadsheet_safe("qwen2.5-coder"))
+    '=HYPERLINK("http://x") qwen2.5-coder
+    """
+    return "'" + text if text.startswith(FORMULA_START) else text
 
 
 def display_cell(value, kind: str) -> str:
@@ -143,8 +158,18 @@ def to_csv(table: Table) -> str:
     return out.getvalue()
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def md_escape(text: str) -> str:
+    r"""Text for a Markdown table cell or list item: a pipe escaped, and the start of an HTML tag ("<script",
+    "</p", "<!--") written as &lt; so that no viewer renders markup from a model name, a condition file's
+    phrase or a reviewer's note; "p < 0.05" and "<0.001" stay as they are.
+
+    >>> print(md_escape("a|b <script>x</script> p < 0.05"))
+    a\|b &lt;script>x&lt;/script> p < 0.05
+    """
+    return TAG_START.sub("&lt;", text.replace("|", "\\|"))
 
 
 def to_markdown(table: Table) -> str:
@@ -162,15 +187,15 @@ def to_markdown(table: Table) -> str:
     """
     view = table.display or table
     lines = [f"### {table.title}", ""]
-    lines.append("| " + " | ".join(_md_escape(c.header) for c in view.columns) + " |")
+    lines.append("| " + " | ".join(md_escape(c.header) for c in view.columns) + " |")
     lines.append("|" + "|".join("---:" if c.right_aligned else ":---" for c in view.columns) + "|")
     for row in view.rows:
-        cells = [_md_escape(display_cell(v, c.kind)) for v, c in zip(row, view.columns, strict=True)]
+        cells = [md_escape(display_cell(v, c.kind)) for v, c in zip(row, view.columns, strict=True)]
         lines.append("| " + " | ".join(cells) + " |")
     notes = table.notes + (view.notes if view is not table else ())
     if notes:
         lines.append("")
-        lines.extend(f"- {note}" for note in notes)
+        lines.extend(f"- {md_escape(note)}" for note in notes)
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,81 @@
+"""What a fault campaign found in the files the kit writes and the archives it reads: cells a spreadsheet
+would evaluate, raw HTML in Markdown, and zip members it cannot read (encrypted, an unknown compression
+method, two of one name), each now handled in one line."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+import zipfile
+
+import pytest
+
+import seam
+from common import jsonl
+from common.errors import UserError
+from occurrence.stream import open_corpus
+from stats.render import Column, Table, to_csv, to_markdown
+from stats.synthetic import synthetic_labels
+
+
+def test_a_text_cell_that_starts_like_a_formula_is_written_as_text():
+    table = Table("t", "T", (Column("model", "Model"), Column("diff", "Diff", "proportion")),
+                  (("=HYPERLINK(\"http://evil.example\")", -0.25), ("+1", 0.5), ("-x", 0.1), ("@SUM(A1)", 0.0),
+                   ("plain", -0.5)))
+    rows = list(csv.reader(to_csv(table).splitlines()))
+    assert [row[0] for row in rows[1:]] == ["'=HYPERLINK(\"http://evil.example\")", "'+1", "'-x", "'@SUM(A1)", "plain"]
+    assert rows[1][1] == "-0.250000"  # a number is a number: only text cells are guarded
+
+
+def test_a_model_named_like_a_formula_lands_in_rates_csv_as_text(tmp_path):
+    rows = synthetic_labels(models=1, clusters=12, comments=4)
+    for row in rows:
+        row["model"] = "=HYPERLINK(\"http://evil.example\",\"x\")"
+    jsonl.write(tmp_path / "labels.jsonl", rows)
+    assert seam.main(["tables", str(tmp_path / "labels.jsonl"), "--out", str(tmp_path / "out"),
+                      "--resamples", "20"]) == 0
+    cells = [row["model"] for row in csv.DictReader(open(tmp_path / "out" / "rates.csv", encoding="utf-8"))]
+    assert cells and all(cell.startswith("'=") for cell in cells)
+
+
+def test_markdown_cells_and_notes_hold_no_raw_html():
+    table = Table("t", "T", (Column("phrase", "Phrase"),), (("<script>alert(1)</script>",), ("p < 0.05",)),
+                  ("a note with <img src=x onerror=alert(1)>",))
+    text = to_markdown(table)
+    assert "<script" not in text and "<img" not in text and "&lt;script>" in text and "p < 0.05" in text
+
+
+def _patched_zip(path, *, flag: int = 0, method: int | None = None):
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("chat.jsonl", b'{"id": "1", "conversation": []}\n')
+    data = bytearray(path.read_bytes())
+    for signature, flags_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+        at = data.find(signature)
+        data[at + flags_at] |= flag
+        if method is not None:
+            data[at + method_at:at + method_at + 2] = method.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("kind, options, message", [
+    ("encrypted", {"flag": 1}, r"member 'chat.jsonl' is encrypted; unpack it"),
+    ("unknown method", {"method": 97}, r"member 'chat.jsonl' cannot be read here \(That compression method is not "
+                                       r"supported\)"),
+])
+def test_a_zip_member_that_cannot_be_read_is_one_line(tmp_path, kind, options, message):
+    path = _patched_zip(tmp_path / "corpus.zip", **options)
+    with pytest.raises(UserError, match=message) as caught:
+        open_corpus(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_two_members_of_one_name_are_refused_as_ambiguous(tmp_path):
+    path = tmp_path / "corpus.zip"
+    with zipfile.ZipFile(path, "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name, and writes it
+        archive.writestr("chat.jsonl", b"{}\n")
+        archive.writestr("chat.jsonl", b"{}\n")
+    for member in (None, "chat.jsonl"):
+        with pytest.raises(UserError, match=r"2 members are named 'chat.jsonl'; the archive is ambiguous"):
+            open_corpus(path, member)
