@@ -77,8 +77,9 @@ def add_commands(subparsers) -> None:
                     "messages under each built-in condition (found = a candidate whose remark is the comment;\n"
                     "a clean message flagged at all is a false candidate), by half of the clusters (the rules\n"
                     "were developed on the dev half), and the hand-written conversations in\n"
-                    "occurrence/selftest/ (dev, dev-2: used to develop the rules; heldout: written blind to\n"
-                    "them, not looked at while tuning). Exit status 1 when a goal is missed.",
+                    "occurrence/selftest/ (dev to dev-4: used to develop the rules, each measured once before\n"
+                    "it was looked at; heldout: written blind to them, never looked at). Exit status 1 while\n"
+                    "a goal is missed (the held-out set's are: docs/OCCURRENCE.md).",
         epilog="example:\n  python seam.py occurrence selftest            # the table, goals and whether they are met\n"
                "  python seam.py occurrence selftest --misses dev   # which dev cases the screen gets wrong",
         formatter_class=argparse.RawDescriptionHelpFormatter)

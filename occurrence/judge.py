@@ -29,7 +29,7 @@ from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
 from common.records import Request, without_surrogates
-from common.traces import read_final, scan
+from common.traces import scan
 from occurrence.records import JUDGE_VERDICTS, OCCURRENCE_VERSION, FileRef, Judged, JudgeHeader
 from occurrence.store import CandidatesFile, read_candidates, read_judged
 from occurrence.texts import read_texts
@@ -97,13 +97,13 @@ def check_traces_path(traces) -> None:
                         "committed), e.g. in /tmp or a private folder")
 
 
-def check_trace(traces, model: str, prompt: Prompt, *, move_torn: bool) -> None:
+def check_trace(traces, model: str, prompt: Prompt, *, move_torn: bool, torn_ok: bool = False) -> None:
     """Refuse, in the judge's own words, a trace file this run must not extend: one with a torn last line
     (unless `move_torn`), another model's, or one asked with another judge prompt. (The runner refuses the
     same, but names `seam.py run` and its --out, which the judge does not have.)"""
     path = Path(traces)
     trace = scan(path)
-    if trace.torn is not None and not move_torn:
+    if trace.torn is not None and not move_torn and not torn_ok:
         raise UserError(f"{path}:{trace.torn.line}: the last line is torn ({trace.torn.size} bytes without a final "
                         "newline, left by a crash mid-write; never an answer); rerun the same command with "
                         "--move-torn to move it aside")
@@ -145,8 +145,9 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
           part: tuple[int, int] | None = None, collect_only: bool = False, retry_unusable: bool = False,
           retry_failed: bool = False, move_torn: bool = False, log=None, policy=None,
           prompt_path: str | Path = PROMPT_PATH) -> Judgement:
-    """Judge the unique candidates (the first `limit`), append the answers to the first of `traces`, write
-    `out` with the verdicts of every trace file given and of `out` itself (`carried`).
+    """Ask about the unique candidates (the first `limit`), append the answers to the first of `traces`, and
+    write `out`: every unique candidate, with the verdict of any trace file given or of `out` itself
+    (`carried`), else unanswered, so that no run, with or without a limit, drops a verdict it had.
 
     `part` = (k, n) asks only every n-th candidate, from the k-th on (1-based), so that n runs, each with its
     own server and trace file (the others' given after it, to be read), share the work; `collect_only`
@@ -159,15 +160,17 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
     for path in traces:
         check_traces_path(path)
     file = read_candidates(candidates_path)
-    unique = file.unique()[:limit]
+    every = file.unique()
+    unique = every[:limit]
     if not unique:
         raise UserError(f"{candidates_path}: no candidates to judge")
     config = load_config(config_path)
     prompt = load_prompt(prompt_path)
-    for number, path in enumerate(traces):
-        check_trace(path, config.name, prompt, move_torn=move_torn and number == 0)
+    check_trace(traces[0], config.name, prompt, move_torn=move_torn)
+    for path in traces[1:]:  # another part's, being appended to as this runs: a torn last line is its writer's
+        check_trace(path, config.name, prompt, move_torn=False, torn_ok=True)
     prior = carried(out, file, config.name, prompt)
-    answered = answered_in(traces[1:])
+    answered = answered_in(traces)
     mine = unique if part is None else unique[part[0] - 1::part[1]]
     ask = [c for c in mine if c.message_sha256 not in prior and request_id(c.message_sha256) not in answered]
     stopped = None
@@ -177,7 +180,8 @@ def judge(candidates_path, *, corpus, fmt: str | None, config_path, traces, out,
         del texts
         stopped = run(config, requests, traces[0], retry_unusable=retry_unusable, retry_failed=retry_failed,
                       move_torn=move_torn, log=log, policy=policy).stopped
-    result = collect(file, unique, traces, config.name, prompt, prior)
+    prior = {**prior, **carried(out, file, config.name, prompt)}  # what another part wrote meanwhile
+    result = collect(file, every, traces, config.name, prompt, prior)
     result = Judgement(result.header, result.rows, stopped)
     jsonl.write(out, result.lines(), "judged rows")
     if stopped:
@@ -205,9 +209,9 @@ def carried(out, file: CandidatesFile, model: str, prompt: Prompt) -> dict[str, 
 
 
 def answered_in(traces) -> set[str]:
-    """The request ids with an answer (a final `ok` row) in any of these trace files."""
-    return {row_id for path in traces if Path(path).exists()
-            for row_id, row in read_final(path).final.items() if row.status == "ok"}
+    """The request ids with an answer (a final `ok` row) in any of these trace files (a torn last line, being
+    written by another part, is not read)."""
+    return {row_id for path in traces for row_id, row in scan(path).final.items() if row.status == "ok"}
 
 
 def collect(file: CandidatesFile, unique, traces, model: str, prompt: Prompt,
@@ -218,7 +222,7 @@ def collect(file: CandidatesFile, unique, traces, model: str, prompt: Prompt,
     final = {}
     for path in traces:
         if Path(path).exists():
-            for row_id, row in read_final(path).final.items():
+            for row_id, row in scan(path).final.items():  # a torn last line is another part's, mid-write
                 if row_id not in final or (final[row_id].status != "ok" and row.status == "ok"):
                     final[row_id] = row
     prior = prior or {}

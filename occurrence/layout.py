@@ -73,10 +73,12 @@ def wraps_like_artifact(tail: str, artifact: str) -> bool:
 
 
 def on_own_line(tail: str, artifact: str) -> bool:
-    """The tail starts on a line of its own right after the artifact: the break before it is deliberate
-    (`breaks_deliberately`, against the width the artifact's other lines wrap at) and the artifact's last
-    line ends a sentence. This is how a remark that reads like the paste itself (a sentence in its register)
-    still stands apart from it; only meaningful when the tail follows on the next line.
+    """The tail starts on a line of its own right after the artifact: the artifact's last line ends a
+    sentence and the artifact is not verse. (The line break's width is not asked: a remark after a
+    hard-wrapped paragraph whose last line happens to be full is as much a line of its own, and SEAM's
+    `native` messages are of that kind; the last line of a pasted paragraph that starts a sentence is a
+    false candidate this rule accepts.) This is how a remark that reads like the paste itself (a sentence in
+    its register) still stands apart from it; only meaningful when the tail follows on the next line.
 
     >>> on_own_line("A bronze statue was unveiled.", "One long paragraph on a line of its own, ending here.")
     True

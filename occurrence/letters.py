@@ -22,7 +22,9 @@ SIGN_OFF = re.compile(r"\s*(?:many thanks|thanks in advance|thank you in advance
                       r"\s*[,.!]?\s*", re.IGNORECASE)
 
 
-NAME = re.compile(r"(?:\[[^\]\n]{1,40}\]|[A-Z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})\s*")
+# A name under a sign-off; an assistant's name ("Thanks ChatGPT") is the user speaking to it, not signing.
+NAME = re.compile(r"(?!(?:ChatGPT|GPT|Claude|Gemini|Bard|Copilot|AI|Assistant)\b)"
+                  r"(?:\[[^\]\n]{1,40}\]|[A-Z][\w.'-]*(?:[ \t]+[A-Z][\w.'-]*){0,3})\s*")
 
 
 # The last line of a letter, a post or a story, alone: part of the paste ("Love you", "Enjoy!", "The end.",

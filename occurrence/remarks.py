@@ -23,6 +23,7 @@ from occurrence.layout import (
 )
 from occurrence.letters import ends_with_sign_off, is_closing_line, is_postscript, is_sign_off
 from occurrence.rules import (
+    USER_LABELS,
     ends_with_colon,
     is_blank,
     is_block_line,
@@ -36,6 +37,7 @@ from occurrence.rules import (
 
 MAX_REMARK_WORDS = 40
 MAX_REMARK_LINES = 3
+MAX_REMARK_CHARS = 400  # … and this many characters: a 100,000-character token (a hash, base64) is no remark
 MIN_ARTIFACT_TO_REMARK = 1  # the artifact has at least as many characters as the remark
 
 CASUAL = re.compile(r"\b(?:btw|by the way|fyi|thanks|thank you|thank u|thx|tks|ty|pls|plz|lol|haha+|hehe|lmao|"
@@ -66,7 +68,8 @@ def remark_size_ok(tail: str) -> bool:
     (True, False, False)
     """
     lines = [line for line in tail.split("\n") if not is_blank(line)]
-    return 1 <= word_count(tail) <= MAX_REMARK_WORDS and len(lines) <= MAX_REMARK_LINES
+    return (1 <= word_count(tail) <= MAX_REMARK_WORDS and len(lines) <= MAX_REMARK_LINES
+            and len(tail.strip()) <= MAX_REMARK_CHARS)
 
 
 def shorter_than_artifact(artifact: str, tail: str) -> bool:
@@ -111,7 +114,8 @@ def is_url_only(tail: str) -> bool:
     >>> is_url_only(" https://example.org/a?b=1 "), is_url_only("see https://example.org"), is_url_only("a@b.org")
     (True, False, True)
     """
-    return URL_ONLY.fullmatch(tail) is not None
+    token = tail.strip()
+    return " " not in token and "\n" not in token and URL_ONLY.fullmatch(token) is not None
 
 
 def is_list_item(tail: str) -> bool:
@@ -181,8 +185,6 @@ def introduces_more(tail: str) -> bool:
 
 
 SPEAKER = re.compile(r"\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*(?:\([^)\n]{0,40}\))?:\s+\S")
-USER_LABELS = frozenset({"note", "ps", "p.s.", "p.s", "edit", "update", "question", "request", "task",
-                         "instruction", "instructions", "context", "btw", "fyi", "also", "important", "reminder"})
 
 
 def is_dialogue_line(tail: str) -> bool:
@@ -247,16 +249,16 @@ def is_template_line(tail: str) -> bool:
 ABOUT_PASTE = re.compile(
     r"(?:(?:so|and|but|oh|btw|fyi|also|ok)[,!.:]?\s+)*"
     r"(?:(?:it|this|that|this one|the (?:text|email|letter|post|paragraph|poem|code|script|abstract|essay|piece|"
-    r"draft|message|page|bio|speech|toast))(?:(?:'s|’s| is| was| will be| needs| has to| should| must|'ll)"
-    r"\s+(?:for|going|due|needed|meant|supposed|about to|headed|to be (?:read|sent|posted|used))|"
+    r"draft|message|page|bio|speech|toast))(?:(?:'s|’s| is| will be| needs| has to| should| must|'ll)"
+    r"\s+(?:for|going (?:on|out|up|into)|due|needed|meant|supposed|about to|headed|to be (?:read|sent|posted|used))|"
     r" goes (?:to|out|in|on|into))\b|"
-    r"(?:the )?(?:audience|readers?|recipients?) (?:is|are|will be|would be)\b|"
+    r"(?:my |our |the target |target )(?:audience|readers?|recipients?) (?:is|are|will be|would be)\b|"
     r"(?:my|our) (?:boss|manager|teacher|professor|prof|client|supervisor|editor|advisor|tutor|lecturer|landlord)"
-    r" (?:will|is going to|wants|needs|asked|said|likes|hates|reads)\b|"
+    r" (?:will|is going to|wants|needs|asked|likes|hates|reads)\b|"
     r"(?:the )?(?:word|character|page) (?:limit|count|maximum|max) is\b|"
     r"(?:i'?m|i am|we'?re|we are) (?:the )?\w+ (?:in|of|for|on) (?:this|the) (?:contract|agreement|email|letter|"
     r"document|text|post|thread|project|code)\b|"
-    r"(?:(?:das |es )?ist für|c'est pour|c’est pour|(?:esto |eso )?es para|è per)\b)", re.IGNORECASE)
+    r"(?:ist für|c'est pour|c’est pour|(?:esto |eso )?es para|è per)\b)", re.IGNORECASE)
 
 
 def is_about_paste(tail: str) -> bool:

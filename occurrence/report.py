@@ -71,10 +71,10 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
             _plain("candidates (screen positives)", header.candidates),
             _plain("unique candidates", header.unique_candidates)]
     if judged is not None:
-        rows += [_plain("unique candidates judged", judged.header.judged),
+        rows += [_plain("unique candidates in the judged file", judged.header.judged),
                  _plain("judge: yes", judged.header.yes), _plain("judge: no", judged.header.no),
                  _plain("judge: unparsable reply", judged.header.unparsable),
-                 _plain("judge: unanswered (no usable reply)", judged.header.unanswered)]
+                 _plain("judge: unanswered (not asked yet, or no usable reply)", judged.header.unanswered)]
     if sample is not None:
         latest = sample.latest()
         answers = [latest[case.case].answer for case in sample.cases if case.case in latest]
@@ -157,8 +157,9 @@ def build(candidates_path, *, judged: str | None = None, answers: str | None = N
     summary = [f"occurrence: {header.conversations:,} conversations, {header.user_turns:,} user turns screened, "
                f"{header.candidates:,} candidates, {header.unique_candidates:,} unique"]
     if verdicts is not None:
-        summary.append(f"judge ({verdicts.header.model}): yes {verdicts.header.yes:,} of {verdicts.header.judged:,} "
-                       "unique candidates judged")
+        answered = verdicts.header.judged - verdicts.header.unanswered
+        summary.append(f"judge ({verdicts.header.model}): yes {verdicts.header.yes:,} of {answered:,} unique "
+                       f"candidates answered ({verdicts.header.unanswered:,} unanswered)")
     if sample is not None:
         share = pipeline.rows[-1]
         summary.append(f"human-confirmed: {share[1]} of {share[2]} = {interval_text(share[3], share[4], share[5])} %")

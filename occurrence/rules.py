@@ -87,27 +87,37 @@ def is_fence(line: str) -> bool:
 # The keywords that open a line of code. Words that open plain sentences as well ("let me know", "use simpler
 # words", "export it as PDF", "except the intro", "for my class :)", "pub quiz") count only in a code shape.
 CODE_START = re.compile(
-    r"(?:def |class |import |from \S+ import |return\b|elif\b|else\s*[:{]|else$|try\s*[:{]|"
+    r"(?:def |import [\w.]+(?:\s*,\s*[\w.]+)*(?:\s+as\s+\w+)?\s*;?$|from \S+ import |"
+    r"class \w+(?:\s*[(:{<]|\s+extends\b|\s+implements\b|$)|"
+    r"return(?:\s*;?$|\s+\S+\s*;?$|\s+.*[()\[\]{}=+\-*/<>.,\"'])|elif\b|else\s*[:{]|else$|try\s*[:{]|"
     r"except(?:\s+[\w.]+(?:\s+as\s+\w+)?)?\s*:|finally\s*[:{]|"
     r"raise |yield\b|lambda\b|async (?:def|function|fn|\(|\w+\s*=>)|await |with \S.*:$|for \S.*(?::|\{)$|"
     r"for\s*\(|while\b.*(?::|\{)$|while\s*\(|if\s*\(|if \S.*(?::|\{)$|switch\s*\(|case .*:$|"
     r"function\b|const [\w${\[]|let (?:mut )?[\w{\[]+\s*[:=;]|var [\w$]+\s*[=;:,]|"
     r"export (?:default|const|function|class|type|interface|let|var|async|\{|\*)|module\.exports|require\(|"
     r"console\.|document\.|window\.|"
-    r"public |private |protected |static |void |int |float |double |bool |boolean |char |string |String |"
-    r"package [\w.]+\s*;?$|using [\w.]+\s*;|using namespace |using\s*\(|namespace |template\s*<|struct |enum |"
-    r"interface |impl |fn \w+\s*[(<]|pub (?:fn|struct|enum|mod|use|trait|const|static|type|impl|crate)\b|"
+    r"(?:public|private|protected|static|void|int|float|double|bool|boolean|char|string|String|struct|enum|"
+    r"interface|impl|namespace) \S+.*[(;={<]|"
+    r"package [\w.]+\s*;?$|using [\w.]+\s*;|using namespace |using\s*\(|template\s*<|"
+    r"fn \w+\s*[(<]|pub (?:fn|struct|enum|mod|use|trait|const|static|type|impl|crate)\b|"
     r"mod \w+\s*[;{]|use [\w:]+(?:::\{[^}]*\})?\s*;|"
     r"#include|#define|#import|#pragma|#if|#endif|#!/|@[\w.]+(?:\(.*\))?$|"
     r"SELECT |INSERT |UPDATE |DELETE |CREATE |ALTER |DROP |FROM |WHERE |JOIN |GROUP BY |ORDER BY |"
-    r"echo |exit\b|print\(|printf\(|println|System\.out|std::|cout\s*<<|cin\s*>>|\$ |>>> |"
+    r"echo (?:[\"'$-]|\S+\s*[|>;&]|\S+$)|exit(?:\s*\(?\s*-?\d*\s*\)?\s*;?)$|print\(|printf\(|println|"
+    r"System\.out|std::|cout\s*<<|cin\s*>>|\$ |>>> |"
     r"npm (?:install|i|run|start|test|ci|init|publish|uninstall|update|audit|fund|WARN|ERR!)\b|"
-    r"pip3? (?:install|uninstall|freeze|list|show|download)\b|sudo |cd \S+$|"
+    r"pip3? (?:install|uninstall|freeze|list|show|download)\b|"
+    r"sudo (?:-\S+ )*(?:apt|apt-get|yum|dnf|pacman|systemctl|service|docker|pip3?|npm|chmod|chown|mkdir|rm|"
+    r"cp|mv|ln|nano|vim?|kill|mount|ufw|snap|brew|make install)\b|cd \S+$|"
     r"git (?:clone|commit|push|pull|checkout|switch|add|status|log|diff|merge|rebase|reset|stash|branch|fetch|"
     r"init|remote|tag|show|config)\b|"
     r"//|/\*|\*/|<!--|-->)")
-
-
+# Labels a user puts before their own words ("Note: …", "Tone: formal"): a line opening so is no YAML key or
+# speaker's name, whatever follows the colon.
+USER_LABELS = frozenset({"note", "notes", "ps", "p.s.", "p.s", "edit", "update", "question", "request", "task",
+                         "instruction", "instructions", "context", "btw", "fyi", "also", "important", "reminder",
+                         "tone", "audience", "goal", "goals", "deadline", "length", "style", "format", "language",
+                         "purpose", "target", "level", "word count", "words", "constraint", "constraints"})
 CODE_END = ("{", "}", ";", "):", "=>", "->", "[", "(", "\\", "*/", "-->", "{}", "[]", "()", "};", "],", "},")
 CODE_ONLY = frozenset({"end", "fi", "done", "esac", "endif", "begin", "then", "do", "else", "pass", "break",
                        "continue", "return", "end;", "end if", "end function", "end sub", "}", "]", ")", "});",
@@ -163,7 +173,7 @@ def is_code_line(line: str) -> bool:
         return True
     if ASSIGNMENT.match(text) and word_count(text) <= 12:
         return True
-    if CALL.fullmatch(text) or KEY_VALUE.match(text):
+    if CALL.fullmatch(text) or (KEY_VALUE.match(text) and text.split(":", 1)[0].strip().lower() not in USER_LABELS):
         return True
     if sum(1 for _ in itertools.islice(FLAG.finditer(text), 2)) >= 2:  # a shell command with its options
         return True

@@ -11,9 +11,9 @@ human check, so its recall has to be measured where the answer is known:
   `seam-selftest:<cluster>`: the rules were developed looking at the `dev` half
   only, and the `held-out` half measures them.
 * **Hand-written conversations** (`occurrence/selftest/*.jsonl`), written for
-  these tests and never drawn from a corpus: `dev.jsonl` was used to develop the
-  rules, `heldout.jsonl` was written by someone who never saw them and was not
-  looked at while they were tuned. Each case gives the message and the exact
+  these tests and never drawn from a corpus, each by a writer who never saw the
+  rules: `dev.jsonl` to `dev-4.jsonl` were used to develop them (each measured once
+  before it was looked at), `heldout.jsonl` was never looked at. Each case gives the message and the exact
   remark (or null: nothing of the user's follows the paste).
 
 The goals (docs/OCCURRENCE.md): recall at least 0.90 under newline, blank and

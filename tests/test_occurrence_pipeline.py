@@ -202,9 +202,11 @@ def test_the_judge_resumes_from_its_judged_file_when_the_traces_are_lost(screene
     with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
         first = _judge(server, tmp_path, corpus, out, limit=2)
         (tmp_path / "judge.traces.jsonl").unlink()
+        again = _judge(server, tmp_path, corpus, out, limit=1)  # a smaller limit keeps every verdict it had
+        assert [row.verdict for row in again.rows] == ["yes", "no", "unanswered", "unanswered"]
         rest = _judge(server, tmp_path, corpus, out)
         assert len(server.received) == 4  # the first two were not asked again
-    assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and rest.rows[:2] == first.rows
+    assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and rest.rows[:2] == first.rows[:2]
 
 
 def test_two_parts_share_the_work_and_collect_only_writes_every_verdict(screened, tmp_path):
@@ -227,6 +229,10 @@ def test_two_parts_share_the_work_and_collect_only_writes_every_verdict(screened
         judged.unlink()
         whole = run(traces=[first, second], collect_only=True)
         assert len(server.received) == 4 and whole.rows == two.rows
+        with open(second, "ab") as f:  # the other part, caught mid-write: its torn tail is its own business
+            f.write(b'{"id": "occ-')
+        assert run(traces=[first, second], collect_only=True).rows == two.rows
+        second.write_bytes(second.read_bytes()[:-len(b'{"id": "occ-')])
     assert seam.main(["occurrence", "judge", str(out), "--corpus", str(corpus), "--config", str(config),
                       "--traces", str(first), str(second), "--out", str(judged), "--collect-only"]) == 0
     with pytest.raises(SystemExit):
@@ -291,9 +297,11 @@ def test_the_judge_limit_asks_the_first_unique_candidates_and_a_rerun_asks_the_r
     corpus, out = screened
     with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
         first = _judge(server, tmp_path, corpus, out, limit=2)
-        assert [row.verdict for row in first.rows] == ["yes", "no"] and len(server.received) == 2
+        # the first two are asked; the judged file lists every unique candidate, the rest unanswered
+        assert [row.verdict for row in first.rows] == ["yes", "no", "unanswered", "unanswered"]
+        assert len(server.received) == 2
         assert [row.message_sha256 for row in first.rows] == [c.message_sha256 for c in
-                                                               store.read_candidates(out).unique()[:2]]
+                                                               store.read_candidates(out).unique()]
         rest = _judge(server, tmp_path, corpus, out)
         assert [row.verdict for row in rest.rows] == ["yes", "no", "yes", "no"] and len(server.received) == 4
 
