@@ -159,7 +159,7 @@ class ConditionSet:
         if not self.files:
             return f"condition {shown(name)} is not defined (built-in: {', '.join(CONDITIONS)}); {hint}"
         return (f"condition {shown(name)} is not defined, neither built in nor in {', '.join(self.files)} "
-                f"(which defines {', '.join(c.name for c in self.user) or 'none'})"
+                f"(which defines {listed([c.name for c in self.user])})"
                 + (f"; {hint}" if defining else ""))
 
     def check(self, names, where: str | None = None) -> tuple[str, ...]:
@@ -179,6 +179,21 @@ class ConditionSet:
         """(noun phrase, plural?) naming what a condition puts after the paste; "the NAME condition" when unknown."""
         condition = self.by_name.get(name)
         return (condition.phrase, condition.plural) if condition else (f"the {name} condition", False)
+
+
+LISTED = 20  # names an error lists at most: a file of 10,000 conditions made a 69 kB error line
+
+
+def listed(names: list[str]) -> str:
+    """Names for a one-line message: the first 20, and how many more.
+
+    >>> listed(["a", "b"]), listed([f"c{i}" for i in range(25)])[-14:], listed([])
+    ('a, b', 'c19 and 5 more', 'none')
+    """
+    if not names:
+        return "none"
+    shown_names = ", ".join(names[:LISTED])
+    return shown_names if len(names) <= LISTED else f"{shown_names} and {len(names) - LISTED:,} more"
 
 
 @lru_cache(maxsize=1)
@@ -243,8 +258,8 @@ def read_file(path: Path, *, known: tuple[Condition, ...], builtin: bool = False
         raise UserError(f"{path}: defines no condition and no contrast; add [conditions.NAME] tables "
                         "(docs/CONDITIONS.md)")
     if not builtin and len(tables) > MAX_USER_CONDITIONS:
-        raise UserError(f"{path}: {len(tables)} conditions ({', '.join(map(str, tables))}); a condition file defines "
-                        f"at most {MAX_USER_CONDITIONS}, so that rates.svg can tell them and the five built-in "
+        raise UserError(f"{path}: {len(tables)} conditions ({listed(list(map(str, tables)))}); a condition file "
+                        f"defines at most {MAX_USER_CONDITIONS}, so that rates.svg can tell them and the five built-in "
                         "treatments apart; split them over two condition files (two studies)")
     builtins = {c.name for c in known if c.builtin}
     conditions = [_condition(path, name, table, builtin, builtins) for name, table in tables.items()]

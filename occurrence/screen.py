@@ -125,6 +125,12 @@ def screen(paths, fmt: str, *, member: str | None = None, log=None) -> Screened:
     (stderr). `member` names the file inside each archive."""
     log = sys.stderr if log is None else log
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
+    seen_paths: dict[Path, str] = {}
+    for path in paths:  # the same file twice would be screened, and counted, twice
+        resolved = Path(path).resolve()
+        if resolved in seen_paths:
+            raise UserError(f"{path}: given twice (also as {seen_paths[resolved]}); give each corpus file once")
+        seen_paths[resolved] = str(path)
     rows: list[Candidate] = []
     seen: dict[str, int] = {}
     tally = Tally()

@@ -31,6 +31,10 @@ FEATURES = ("code_fence", "code_block", "prose_block", "indented_block", "multi_
             "remark_after_blank", "remark_after_newline", "remark_own_line", *remarks.STRONG_MARKERS,
             *remarks.WEAK_MARKERS)
 ARTIFACT_KINDS = ("fenced", "code", "prose")
+# A message longer than this is not screened (never a candidate): the rules would build an object per line,
+# many times the message's size (a 200 MB message peaked at 3.7 GB), and a remark after a paste this long
+# is not the shape the audit looks for (docs/OCCURRENCE.md).
+MAX_MESSAGE_CHARS = 1_000_000
 SEPARATORS = ("blank", "newline")
 
 
@@ -104,7 +108,7 @@ def find_seam(message: str) -> Seam | None:
     >>> find_seam("just a question, no paste") is None
     True
     """
-    if message.count("\n") < 2:  # a lead, an artifact and a remark take three lines at least
+    if message.count("\n") < 2 or len(message) > MAX_MESSAGE_CHARS:  # three lines at least; no book-length paste
         return None
     lines = split_lines(message)
     if any(rules.is_fence(line.text) for line in lines):

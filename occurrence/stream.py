@@ -39,6 +39,10 @@ from common.files import sha256_file
 from common.records import shown
 
 CHUNK = 1 << 20
+# The longest conversation read: one line of JSON Lines, or one object of an array. Past it the corpus is
+# refused in one line, so that memory stays bounded however well a file compresses (a 4 MB .gz whose one
+# line inflates to 4 GB reached 2.5 GB of memory). Real conversations are under a megabyte.
+MAX_OBJECT_BYTES = 64 << 20
 ARCHIVES = (".whl", ".zip")
 MEMBER_SUFFIXES = (".json", ".jsonl")
 WHITE = re.compile(r"[ \t\r\n]*")
@@ -92,12 +96,17 @@ class Counted:
         self.count += len(data)
         return data
 
-    def readline(self) -> bytes:
+    def readline(self, limit: int = -1) -> bytes:
+        """A line, or its first `limit` bytes when it is longer (never more in memory)."""
         if self.head:
             cut = self.head.find(b"\n") + 1 or len(self.head)
+            if 0 <= limit < cut:
+                cut = limit
             data, self.head = self.head[:cut], self.head[cut:]
-            return data if data.endswith(b"\n") else data + self.readline()
-        data = self.raw.readline()
+            if data.endswith(b"\n") or (0 <= limit <= len(data)):
+                return data
+            return data + self.readline(-1 if limit < 0 else limit - len(data))
+        data = self.raw.readline(limit)
         self.digest.update(data)
         self.count += len(data)
         return data
@@ -396,6 +405,9 @@ def _array(corpus: Corpus) -> Iterator[Item]:
                     raise _damaged(text, exc.pos, f"not JSON: {exc.msg.removesuffix(' at')}") from None
                 text.drop(pos)
                 pos = 0
+                if len(text.buf) > MAX_OBJECT_BYTES:  # characters, at least as many bytes
+                    line, _ = text.where(0)
+                    raise UserError(oversized(corpus, f"the object starting at line {line:,}")) from None
                 if not text.fill(at_least=len(text.buf)):  # the file ends inside this object: cut short
                     line, offset = text.where(0)
                     return TruncatedTail(line, offset, len(text.buf.encode("utf-8")) + text.lost)
@@ -446,7 +458,7 @@ def _skip_blank(corpus: Corpus) -> tuple[int, int]:
 
 def _lines(corpus: Corpus) -> Iterator[Item]:
     offset, number = 0, 0
-    line = _readline(corpus)
+    line = _readline(corpus, 0)
     while line:
         number += 1
         start, offset = offset, offset + len(line)
@@ -455,9 +467,9 @@ def _lines(corpus: Corpus) -> Iterator[Item]:
         if not line.strip():
             skipped, size = _skip_blank(corpus)
             number, offset = number + skipped, offset + size
-            line = _readline(corpus)
+            line = _readline(corpus, number)
             continue
-        following = _readline(corpus)
+        following = _readline(corpus, number)
         try:
             value = jsonl.parse(line)
         except jsonl.BadJson as exc:
@@ -492,9 +504,19 @@ def _line_cut_short(line: bytes) -> bool:
     return False  # a whole object, then part of a character: garbage after it
 
 
-def _readline(corpus: Corpus) -> bytes:
+def _readline(corpus: Corpus, number: int = 0) -> bytes:
+    """The next line, refused in one line past MAX_OBJECT_BYTES (line `number` + 1 of the file)."""
     try:
-        return corpus.stream.readline()
+        line = corpus.stream.readline(MAX_OBJECT_BYTES + 1)
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
                         f"({exc})") from None
+    if len(line) > MAX_OBJECT_BYTES:
+        raise UserError(oversized(corpus, f"line {number + 1:,}"))
+    return line
+
+
+def oversized(corpus: Corpus, what: str) -> str:
+    return (f"{corpus.name}: {what} holds more than {MAX_OBJECT_BYTES >> 20} MiB of JSON, more than any "
+            "conversation; refused, so that memory stays bounded (a compressed file can inflate to gigabytes): "
+            "leave that conversation out of the corpus")

@@ -79,3 +79,80 @@ def test_two_members_of_one_name_are_refused_as_ambiguous(tmp_path):
     for member in (None, "chat.jsonl"):
         with pytest.raises(UserError, match=r"2 members are named 'chat.jsonl'; the archive is ambiguous"):
             open_corpus(path, member)
+
+
+def test_the_same_corpus_given_twice_is_refused(tmp_path):
+    from occurrence import screen
+
+    corpus = tmp_path / "chat.jsonl"
+    corpus.write_text('{"id": "1", "conversation": [{"role": "user", "content": "hi"}]}\n', encoding="utf-8")
+    with pytest.raises(UserError, match=r"given twice \(also as .*chat.jsonl\); give each corpus file once"):
+        screen.screen([corpus, tmp_path / "." / "chat.jsonl"], "jsonl")
+
+
+def test_an_error_about_a_condition_file_of_10000_conditions_stays_short(tmp_path):
+    from benchmark import conditions
+
+    path = tmp_path / "many.toml"
+    path.write_text("".join(f'[conditions.c{i}]\npool = "casual"\n' for i in range(10_000)), encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        conditions.load(path)
+    message = str(caught.value)
+    assert "10000 conditions" in message and "and 9,980 more" in message and len(message) < 1000
+
+
+def _gz(path, parts):
+    import gzip
+
+    with gzip.open(path, "wb") as out:
+        for part in parts:
+            out.write(part)
+    return path
+
+
+@pytest.mark.parametrize("container", ["jsonl.gz", "json.gz", "zip"])
+def test_a_conversation_past_the_size_cap_is_refused_in_one_line_with_memory_bounded(tmp_path, monkeypatch,
+                                                                                      container):
+    """A compressed bomb (one line or object inflating to gigabytes) reached 2.5 GB: past MAX_OBJECT_BYTES (set
+    small here) the corpus is refused at once, before the line or object is read whole."""
+    import occurrence.stream as stream
+    from occurrence.stream import Reader
+
+    monkeypatch.setattr(stream, "MAX_OBJECT_BYTES", 1 << 20)
+    body = [b'{"id": "x", "conversation": [{"role": "user", "content": "', b"a" * (4 << 20), b'"}]}']
+    if container == "jsonl.gz":
+        path = _gz(tmp_path / "c.jsonl.gz", [b'{"id": "ok", "conversation": []}\n', *body, b"\n"])
+        where = "line 2"
+    elif container == "json.gz":
+        path = _gz(tmp_path / "c.json.gz", [b"[", *body, b"]"])
+        where = "the object starting at line 1"
+    else:
+        path = tmp_path / "c.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("c.jsonl", b"".join(body) + b"\n")
+        where = "line 1"
+    with pytest.raises(UserError, match=rf"{where} holds more than 1 MiB of JSON") as caught:
+        list(Reader(open_corpus(path)))
+    assert "\n" not in str(caught.value)
+
+
+def test_a_message_past_the_screened_length_is_no_candidate():
+    from occurrence.segment import MAX_MESSAGE_CHARS, find_seam
+
+    body = "x = 1\n" * (MAX_MESSAGE_CHARS // 6 + 1)
+    assert find_seam(f"Fix this:\n{body}btw it's for class") is None
+    assert find_seam("Fix this:\nx = 1\ny = 2\nbtw it's for class") is not None
+
+
+def test_a_run_of_blank_lines_is_read_past_with_the_line_numbers_right(tmp_path):
+    from occurrence.stream import Reader
+
+    row = b'{"id": "1", "conversation": []}\n'
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(row + b"\n" * 3_000_000 + b"  \n\t\n" + row + b"\n\n{bad\n")
+    reader = Reader(open_corpus(path))
+    items = []
+    with pytest.raises(UserError, match=r"blank.jsonl:3000007: byte 3,000,071: expected one JSON object"):
+        for item in reader:
+            items.append((item.line, item.offset))
+    assert items == [(1, 0), (3_000_004, 3_000_037)]  # 32 bytes a row, 3,000,000 newlines, 5 of blank lines
