@@ -69,6 +69,66 @@ def write_files(files: Mapping[str | Path, bytes], what: str | None = None) -> N
         _sync_folder(folder)
 
 
+class Spool:
+    """A file written a line at a time, its first line last: lines go to a temporary file beside `path` as
+    they come (memory stays flat however many), and `commit(head)` writes `head` then those lines to `path`
+    atomically, as `write_files` does (the old file stays whole until then; a failure, or `discard`, leaves
+    no temporary behind).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     spool = Spool(Path(tmp) / "out.jsonl", "rows")
+    ...     spool.add(b"row 1\\n"); spool.add(b"row 2\\n")
+    ...     spool.commit(b"header\\n")
+    ...     (Path(tmp) / "out.jsonl").read_bytes(), sorted(p.name for p in Path(tmp).iterdir())
+    (b'header\\nrow 1\\nrow 2\\n', ['out.jsonl'])
+    """
+
+    def __init__(self, path: str | Path, what: str | None = None) -> None:
+        self.path, self.what = Path(path), what
+        self.lines = 0
+        self._folders: list[Path] = []
+        _make_folders(self.path, self._folders)
+        self._body = _write_temporary(self.path.with_name(self.path.name + ".body"), b"")
+        self._file = open(self._body, "ab")  # noqa: SIM115 (closed by commit or discard)
+
+    def add(self, line: bytes) -> None:
+        try:
+            self._file.write(line)
+        except OSError as exc:
+            self.discard()
+            raise UserError(f"could not write {self.path}: {exc.strerror or exc}; nothing was written") from None
+        self.lines += 1
+
+    def commit(self, head: bytes) -> None:
+        """Write `head` and the spooled lines to `path`, atomically."""
+        try:
+            self._file.close()
+            tmp = _write_temporary(self.path, head)
+            with open(tmp, "ab") as out, open(self._body, "rb") as body:
+                while chunk := body.read(1 << 20):
+                    out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(NameError):
+                tmp.unlink(missing_ok=True)
+            self.discard()
+            kept = f"{self.path} is unchanged" if self.path.exists() else "nothing was written"
+            raise UserError(f"could not write {self.path}: {exc.strerror or exc}; {kept}") from None
+        self._body.unlink(missing_ok=True)
+        _sync_folder(self.path.parent)
+
+    def discard(self) -> None:
+        """Give up: remove the temporary file (and any folder made for it)."""
+        with contextlib.suppress(OSError):
+            self._file.close()
+        self._body.unlink(missing_ok=True)
+        for folder in reversed(self._folders):
+            _remove_if_empty(folder)
+
+
 def write_bytes(path: str | Path, data: bytes, what: str | None = None) -> None:
     """Write one file atomically (`write_files`): a failure leaves the old file or none, never half of one."""
     write_files({path: data}, what)

@@ -221,8 +221,7 @@ def run_screen(args) -> int:
     from occurrence import screen
 
     check_out(args.out, "--out", args.corpus, "candidates")
-    result = screen.screen(args.corpus, args.format, member=args.member)
-    screen.write(result, args.out)
+    result = screen.screen_to(args.corpus, args.format, args.out, member=args.member)
     header = result.header
     print(f"occurrence: {header.conversations:,} conversations, {header.user_turns:,} user turns screened, "
           f"{header.candidates:,} candidates ({header.unique_candidates:,} unique); wrote {args.out}")

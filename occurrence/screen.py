@@ -93,7 +93,7 @@ class Tally:
 
 
 def screen_file(path: str | Path, fmt: str, part: int, *, member: str | None, tally: Tally, seen: dict[str, int],
-                rows: list[Candidate], log) -> CorpusRef:
+                rows, log) -> CorpusRef:
     """Screen one corpus file into `rows`; what was read, as the header records it."""
     corpus = open_corpus(path, member)
     try:
@@ -120,9 +120,25 @@ def screen_file(path: str | Path, fmt: str, part: int, *, member: str | None, ta
                      truncated=None if tail is None else Truncated(tail.line, tail.offset, tail.bytes))
 
 
-def screen(paths, fmt: str, *, member: str | None = None, log=None) -> Screened:
+class _Spooled:
+    """The candidate rows on their way to a `common.files.Spool` instead of a list: memory stays flat
+    however many candidates (3.8 million copies of one message filled 2.5 GB as a list)."""
+
+    def __init__(self, spool) -> None:
+        self.spool = spool
+
+    def extend(self, found) -> None:
+        for candidate in found:
+            self.spool.add(jsonl.dumps(candidate.to_row()).encode("utf-8"))
+
+    def __len__(self) -> int:
+        return self.spool.lines
+
+
+def screen(paths, fmt: str, *, member: str | None = None, log=None, spool=None) -> Screened:
     """Screen every user turn of the corpus files `paths` (read as `fmt`), in order; progress goes to `log`
-    (stderr). `member` names the file inside each archive."""
+    (stderr). `member` names the file inside each archive. With `spool` (a `common.files.Spool`), the rows
+    are written to it as they are found and the result holds none (`write` then commits the file)."""
     log = sys.stderr if log is None else log
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     seen_paths: dict[Path, str] = {}
@@ -131,7 +147,7 @@ def screen(paths, fmt: str, *, member: str | None = None, log=None) -> Screened:
         if resolved in seen_paths:
             raise UserError(f"{path}: given twice (also as {seen_paths[resolved]}); give each corpus file once")
         seen_paths[resolved] = str(path)
-    rows: list[Candidate] = []
+    rows = [] if spool is None else _Spooled(spool)
     seen: dict[str, int] = {}
     tally = Tally()
     refs = tuple(screen_file(path, fmt, part, member=member, tally=tally, seen=seen, rows=rows, log=log)
@@ -140,9 +156,26 @@ def screen(paths, fmt: str, *, member: str | None = None, log=None) -> Screened:
         kind="header", occurrence_version=OCCURRENCE_VERSION, screen_version=SCREEN_VERSION,
         created_by=ScreenHeader.CREATED_BY, corpora=refs, conversations=tally.conversations, turns=tally.turns,
         user_turns=tally.user_turns, candidates=len(rows), unique_candidates=len(seen))
-    return Screened(header, tuple(rows))
+    return Screened(header, tuple(rows) if spool is None else ())
 
 
-def write(screened: Screened, out: str | Path) -> None:
-    """The candidates file, written whole (atomically)."""
-    jsonl.write(out, screened.rows(), "candidates")
+def write(screened: Screened, out: str | Path, spool=None) -> None:
+    """The candidates file, written whole (atomically): the rows of `screened`, or those of `spool`."""
+    if spool is None:
+        jsonl.write(out, screened.rows(), "candidates")
+    else:
+        spool.commit(jsonl.dumps(screened.header.to_row()).encode("utf-8"))
+
+
+def screen_to(paths, fmt: str, out: str | Path, *, member: str | None = None, log=None) -> Screened:
+    """Screen into the candidates file `out`, each row written as it is found (the command's way)."""
+    from common.files import Spool
+
+    spool = Spool(out, "candidates")
+    try:
+        screened = screen(paths, fmt, member=member, log=log, spool=spool)
+    except BaseException:
+        spool.discard()
+        raise
+    write(screened, out, spool)
+    return screened
