@@ -153,13 +153,19 @@ def quoted_run(note: str, message: str) -> str | None:
     """
     half = QUOTE_RUN // 2
     for start in range(0, len(note) - half + 1, half):
-        if note[start:start + half] not in message:
-            continue
-        for first in range(max(0, start + half - QUOTE_RUN), start + 1):
-            run = note[first:first + QUOTE_RUN]
-            if (len(run) == QUOTE_RUN and sum(char.isalnum() for char in run) >= QUOTE_WORD_CHARACTERS
-                    and run in message):
-                return run
+        window = note[start:start + half]
+        runs = [(first, note[first:first + QUOTE_RUN]) for first in range(max(0, start + half - QUOTE_RUN), start + 1)]
+        runs = [(first, run) for first, run in runs
+                if len(run) == QUOTE_RUN and sum(char.isalnum() for char in run) >= QUOTE_WORD_CHARACTERS]
+        # Any place the message holds a run holds the window too, at the same offset: so the runs are compared
+        # where the window occurs, not searched for in the whole message each (2.9 s for a 10 MB message).
+        at = message.find(window) if runs else -1
+        while at != -1:
+            for first, run in runs:
+                begin = at - (start - first)
+                if begin >= 0 and message.startswith(run, begin):
+                    return run
+            at = message.find(window, at + 1)
     return None
 
 

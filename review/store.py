@@ -72,8 +72,15 @@ def read(path: str | Path, *, allow_torn: bool = False) -> ReviewFile:
         raise UserError(f"{path}: no such review file (make one with 'seam.py review sample')") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a directory, expected a review file (JSON Lines)") from None
+    if data and not data.lstrip().startswith(b"{"):  # binary data, another format: no torn line to repair
+        raise UserError(f"{path}: not a review file (it does not start with a JSON object; expected the JSON Lines "
+                        "that 'seam.py review sample' writes)")
     end = data.rfind(b"\n") + 1
     torn = len(data) - end
+    if torn and not data[end:].lstrip().startswith(b"{"):
+        line = data[:end].count(b"\n") + 1
+        raise UserError(f"{path}:{line}: the bytes after the last line ({torn}) are not the start of a row: the file "
+                        "is damaged there, not cut by a crash mid-write")
     if torn and not allow_torn:
         line = data[:end].count(b"\n") + 1
         raise UserError(f"{path}:{line}: the last line is torn ({torn} bytes without a final newline, left by a "

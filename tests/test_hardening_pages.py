@@ -136,3 +136,34 @@ def test_a_client_that_went_away_leaves_no_traceback(running, capsys):
         sys.stderr.write("")
         httpd.handle_error(None, ("127.0.0.1", 1))
     assert "ValueError: a real bug" in capsys.readouterr().err
+
+
+def test_a_binary_file_is_no_review_file_and_damage_is_no_torn_line(tmp_path):
+    """`review report` on a binary file advised starting `review serve` to repair a "torn" last line."""
+    from common.errors import UserError
+    from review import store
+
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(UserError, match=r"binary.jsonl: not a review file \(it does not start with a JSON object"):
+        store.read(binary)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b'{"kind": "header"}\n\x00\x01garbage')
+    with pytest.raises(UserError, match=r"damaged.jsonl:2: the bytes after the last line \(9\) are not the start of "
+                                        r"a row: the file is damaged there"):
+        store.read(damaged, allow_torn=True)
+
+
+def test_the_copied_text_check_on_a_long_message_compares_where_the_window_occurs():
+    """The annotate page's check that a note repeats no 40 characters of the message searched the whole
+    message for each candidate run (2.9 s on a 10 MB message); it now compares the runs where a window of the
+    note occurs: the same answers."""
+    from occurrence.annotate import quoted_run
+
+    message = "".join(f"word{i} " for i in range(1_500_000))  # 10 MB, every stretch different
+    note = "my note, then " + message[5_000_000:5_000_100]
+    found = quoted_run(note, message)
+    assert found is not None and len(found) == 40 and found in message and found in note
+    assert quoted_run("my own words about this message, nothing copied from it", message) is None
+    for other in ("abc " * 30, "x" * 45):  # too few letters or digits, or absent
+        assert quoted_run(other, message) is None
