@@ -157,7 +157,11 @@ def add_commands(subparsers) -> None:
     sample.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
     sample.add_argument("--judged", default=None, metavar="JUDGED.jsonl",
                         help="draw from the judge's yes verdicts instead of every unique candidate")
-    sample.add_argument("--n", type=positive_int, required=True, help="messages to draw")
+    sample.add_argument("--n", type=positive_int, required=True, help="messages to draw (of the judge's yes, with "
+                                                                      "--judged)")
+    sample.add_argument("--negatives", type=positive_int, default=None, metavar="M",
+                        help="with --judged, also draw M of the judge's no verdicts, shown interleaved with the yes "
+                             "(the report then gives the judge's miss rate beside the confirmed share)")
     sample.add_argument("--seed", type=non_negative_int, required=True, help="seed of the draw (recorded)")
     sample.add_argument("--out", required=True, metavar="SAMPLE.jsonl", help="the sample file to create (never "
                                                                             "overwritten)")
@@ -293,10 +297,12 @@ def run_judge(args) -> int:
 def run_sample(args) -> int:
     from occurrence import sample
 
-    drawn = sample.draw_file(args.candidates, judged=args.judged, n=args.n, seed=args.seed)
+    drawn = sample.draw_file(args.candidates, judged=args.judged, n=args.n, seed=args.seed,
+                             negatives=args.negatives or 0)
     sample.write(drawn, args.out)
-    print(f"occurrence: drew {len(drawn.cases)} of {drawn.header.population_size:,} unique "
-          f"{drawn.header.population} positives (seed {args.seed}); wrote {args.out}")
+    what = ("the judge's yes and no verdicts" if args.negatives else f"{drawn.header.population} positives")
+    print(f"occurrence: drew {len(drawn.cases)} of {drawn.header.population_size:,} unique {what} "
+          f"(seed {args.seed}); wrote {args.out}")
     print(f"next: python seam.py occurrence annotate {args.out} --corpus CORPUS --reviewer NAME")
     return 0
 

@@ -32,7 +32,9 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 JUDGE_VERDICTS = ("yes", "no", "unparsable", "unanswered")
 ANSWERS = ("yes", "no", "unsure")  # a human's answer to the same question
 NOTE_LIMIT = 2_000  # characters of an annotator's note (their own words, never the message's)
-POPULATIONS = ("screened", "judged")  # what a sample is drawn from
+# What a sample is drawn from: the screen's unique candidates, the judge's yes, or the judge's yes and no (two
+# strata, shown interleaved so that the reader cannot tell which is which).
+POPULATIONS = ("screened", "judged", "judged-yes-and-no")
 
 
 def text(row: dict, name: str, where: str) -> str:
@@ -293,7 +295,7 @@ class SampleHeader(Record):
     created_by: str
     seed: int
     n: int
-    population: str  # screened (unique candidates) or judged (unique candidates the judge said yes to)
+    population: str  # screened (unique candidates), judged (the judge's yes), judged-yes-and-no (both verdicts)
     population_size: int
     design: str
     candidates: FileRef

@@ -75,7 +75,9 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
                  _plain("judge: yes", judged.header.yes), _plain("judge: no", judged.header.no),
                  _plain("judge: unparsable reply", judged.header.unparsable),
                  _plain("judge: unanswered (not asked yet, or no usable reply)", judged.header.unanswered)]
-    if sample is not None:
+    if sample is not None and sample.header.population == "judged-yes-and-no":
+        rows += _strata_rows(sample, judged)
+    elif sample is not None:
         latest = sample.latest()
         answers = [latest[case.case].answer for case in sample.cases if case.case in latest]
         yes, no = answers.count("yes"), answers.count("no")
@@ -88,6 +90,29 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
                  ("human-confirmed share", yes, yes + no, result.statistic, ci.low, ci.high)]
     return Table("occurrence_pipeline", "Occurrence audit: the pipeline's counts", PIPELINE_COLUMNS, tuple(rows),
                  (PREVALENCE_NOTE, UNIQUE_NOTE) + ((SHARE_NOTE,) if sample is not None else ()))
+
+
+def _strata_rows(sample: SampleFile, judged: JudgedFile | None) -> list[tuple]:
+    """A sample of the judge's yes and no: the confirmed share among its yes, and among its no the share a
+    person said yes to (what the judge missed), each with a Wilson interval."""
+    if judged is None:
+        raise UserError(f"{sample.path}: a sample of the judge's yes and no verdicts is reported with its judged file "
+                        "(--judged)")
+    verdict = {row.message_sha256: row.verdict for row in judged.judged}
+    latest = sample.latest()
+    rows = []
+    for stratum, label, share in (("yes", "judge yes", "human-confirmed share of the judge's yes"),
+                                  ("no", "judge no", "judge's miss rate (human yes among its no)")):
+        cases = [case for case in sample.cases if verdict.get(case.message_sha256) == stratum]
+        answers = [latest[case.case].answer for case in cases if case.case in latest]
+        yes, no = answers.count("yes"), answers.count("no")
+        result = proportion(yes, yes + no)
+        ci = result.confidence_interval
+        rows += [_plain(f"sampled for the human check: {label} (seed {sample.header.seed})", len(cases)),
+                 _plain(f"human on {label}: answered", len(answers)), _plain(f"human on {label}: yes", yes),
+                 _plain(f"human on {label}: no", no), _plain(f"human on {label}: unsure", answers.count("unsure")),
+                 (share, yes, yes + no, result.statistic, ci.low, ci.high)]
+    return rows
 
 
 def shapes_table(candidates: CandidatesFile) -> Table:

@@ -23,6 +23,11 @@ from common.files import sha256_file
 from occurrence.records import OCCURRENCE_VERSION, Case, FileRef, SampleHeader
 from occurrence.store import read_candidates, read_judged
 
+DESIGN_BOTH = ("Stratified random sample without replacement of unique messages, by the judge's verdict: n_yes of "
+               "those it answered yes and n_no of those it answered no (see the counts below), each stratum drawn as "
+               "the messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>'), and the two shown "
+               "interleaved in that order, so that the reader cannot tell the strata apart. No feature, offset or "
+               "verdict is stored per case; the report joins the verdicts from the judged file.")
 DESIGN = ("Simple random sample without replacement of unique messages (the first candidate row of each message "
           "SHA-256): every unique screened positive, or with a judged file every one the judge answered yes. "
           "The messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>') are drawn, and "
@@ -52,8 +57,11 @@ class Sample:
         return [self.header.to_row(), *(case.to_row() for case in self.cases)]
 
 
-def draw_file(candidates_path, *, judged: str | None, n: int, seed: int) -> Sample:
-    """The sample drawn from a candidates file (and a judged file, whose yes verdicts are the population)."""
+def draw_file(candidates_path, *, judged: str | None, n: int, seed: int, negatives: int = 0) -> Sample:
+    """The sample drawn from a candidates file (and a judged file, whose yes verdicts are the population; with
+    `negatives`, that many of its no verdicts too, to measure what the judge missed)."""
+    if negatives and judged is None:
+        raise UserError("--negatives draws the judge's no verdicts: give --judged too")
     file = read_candidates(candidates_path)
     unique = {candidate.message_sha256: candidate for candidate in file.unique()}
     judged_ref = None
@@ -64,17 +72,25 @@ def draw_file(candidates_path, *, judged: str | None, n: int, seed: int) -> Samp
             raise UserError(f"{judged}: judged from candidates {verdicts.header.candidates.sha256[:12]}…, not from "
                             f"{candidates_path} ({candidates_sha256[:12]}…)")
         population = [row.message_sha256 for row in verdicts.judged if row.verdict == "yes"]
+        rejected = [row.message_sha256 for row in verdicts.judged if row.verdict == "no"]
         judged_ref = FileRef(Path(judged).name, sha256_file(judged))
     else:
         population = list(unique)
     if not population:
         raise UserError(f"{judged or candidates_path}: no positives to draw from")
-    chosen = [unique[digest] for digest in draw(population, n, seed)]
+    drawn = draw(population, n, seed)
+    if negatives:
+        if not rejected:
+            raise UserError(f"{judged}: no no verdicts to draw --negatives from")
+        drawn = sorted([*drawn, *draw(rejected, negatives, seed)], key=lambda digest: order_key(seed, digest))
+        population = [*population, *rejected]
+    chosen = [unique[digest] for digest in drawn]
     cases = tuple(Case(kind="case", case=number, corpus=c.corpus, conversation=c.conversation, index=c.index,
                        turn=c.turn, message_sha256=c.message_sha256) for number, c in enumerate(chosen, start=1))
     header = SampleHeader(kind="header", occurrence_version=OCCURRENCE_VERSION, created_by=SampleHeader.CREATED_BY,
-                          seed=seed, n=n, population="judged" if judged else "screened",
-                          population_size=len(population), design=DESIGN,
+                          seed=seed, n=n + negatives, population=("judged-yes-and-no" if negatives else
+                                                               "judged" if judged else "screened"),
+                          population_size=len(population), design=DESIGN_BOTH if negatives else DESIGN,
                           candidates=FileRef(file.path.name, sha256_file(file.path)), judged=judged_ref,
                           corpora=file.header.corpora)
     return Sample(header, cases)

@@ -667,3 +667,32 @@ def test_no_message_text_reaches_any_file_the_pipeline_writes(tmp_path):
     for text in POSITIVES + NEGATIVES:
         runs = {text[start:start + 24] for start in range(0, max(1, len(text) - 24), 6)}
         assert not [run for run in runs if run in written]
+
+
+def test_a_sample_of_the_judges_yes_and_no_reports_the_confirmed_share_and_the_miss_rate(screened, tmp_path):
+    """The human check of the paper's form: a sample of the judge's positives and of its negatives, shown
+    interleaved (blind), and the report's confirmed share among the yes and miss rate among the no."""
+    from occurrence.records import Answer
+
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out)
+    judged = tmp_path / "chat.judged.jsonl"
+    path = tmp_path / "both.jsonl"
+    assert _main(["occurrence", "sample", str(out), "--judged", str(judged), "--n", "2", "--negatives", "2",
+                  "--seed", "3", "--out", str(path)]) == 0
+    drawn = store.read_sample(path)
+    verdicts = {row.message_sha256: row.verdict for row in store.read_judged(judged).judged}
+    assert drawn.header.population == "judged-yes-and-no" and len(drawn.cases) == 4
+    assert sorted(verdicts[case.message_sha256] for case in drawn.cases) == ["no", "no", "yes", "yes"]
+    keys = {key for _, row in jsonl.read(path) for key in row}
+    assert "verdict" not in keys  # the page has nothing to tell the strata apart by
+    for case in drawn.cases:  # the reader says yes to everything: all the judge's yes confirmed, all its no missed
+        store.append_answer(path, Answer(kind="answer", case=case.case, message_sha256=case.message_sha256,
+                                         reviewer="ada", answer="yes", note="", answered_at="2026-12-01T00:00:00.000Z"))
+    built = report.build(out, judged=str(judged), answers=str(path))
+    rows = {row[0]: row for row in built.tables[0].rows}
+    assert rows["human-confirmed share of the judge's yes"][1:3] == (2, 2)
+    assert rows["judge's miss rate (human yes among its no)"][1:3] == (2, 2)
+    assert _main(["occurrence", "sample", str(out), "--n", "2", "--negatives", "1", "--seed", "3",
+                  "--out", str(tmp_path / "x.jsonl")]) == 2
