@@ -230,6 +230,9 @@ def run_screen(args) -> int:
     print(f"occurrence: {header.conversations:,} conversations, {header.user_turns:,} user turns screened, "
           f"{header.candidates:,} candidates ({header.unique_candidates:,} unique); wrote {args.out}")
     for ref in header.corpora:
+        if ref.oversized:
+            print(f"occurrence: {ref.file}: {ref.oversized:,} line(s) over 64 MiB were read past and not screened "
+                  "(no conversation is that long: a compressed bomb, or a file that is no chat log)")
         tail = ref.truncated
         if tail is not None:
             print(f"occurrence: {ref.file} is cut short: the object starting at line {tail.line:,} (byte "

@@ -128,11 +128,13 @@ class CorpusRef(Record):
     container: str  # json_array or json_lines
     conversations: int  # complete conversations read
     truncated: Truncated | None  # the tail cut short and skipped, if the file ends inside an object
+    oversized: int  # lines of JSON Lines past 64 MiB, read past and not screened (absent in older files: 0)
 
     @classmethod
     def from_row(cls, row: Any, where: str) -> CorpusRef:
         if not isinstance(row, dict):
             raise UserError(f"{where}: expected a corpus object")
+        row = {"oversized": 0, **row}  # files written before the field existed had none to count
         exact_fields(row, cls, where)
         return cls(file=text(row, "file", where),
                    member=field(row, "member", (str, type(None)), where, "a string or null"),
@@ -141,7 +143,8 @@ class CorpusRef(Record):
                    container=one_of(row, "container", CONTAINERS, where),
                    conversations=count(row, "conversations", where),
                    truncated=Truncated.from_row(field(row, "truncated", (dict, type(None)), where,
-                                                      "an object or null"), f"{where}: truncated"))
+                                                      "an object or null"), f"{where}: truncated"),
+                   oversized=count(row, "oversized", where))
 
 
 def corpora(row: dict, where: str) -> tuple[CorpusRef, ...]:

@@ -66,6 +66,7 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
             _plain("conversations read (complete)", header.conversations),
             _plain("corpus files cut short at their end (read up to the cut)", len(cut)),
             _plain("bytes skipped in those cut-short tails", sum(t.bytes for t in cut)),
+            _plain("conversations skipped for size (a line over 64 MiB)", sum(ref.oversized for ref in header.corpora)),
             _plain("turns read", header.turns),
             _plain("user turns screened", header.user_turns),
             _plain("candidates (screen positives)", header.candidates),

@@ -117,7 +117,8 @@ def screen_file(path: str | Path, fmt: str, part: int, *, member: str | None, ta
     tail = reader.truncated
     return CorpusRef(file=corpus.path.name, member=corpus.member, sha256=whole, text_sha256=text_sha256,
                      text_bytes=text_bytes, format=fmt, container=reader.container or "", conversations=chats,
-                     truncated=None if tail is None else Truncated(tail.line, tail.offset, tail.bytes))
+                     truncated=None if tail is None else Truncated(tail.line, tail.offset, tail.bytes),
+                     oversized=len(reader.oversized))
 
 
 class _Spooled:

@@ -255,12 +255,14 @@ CONTAINERS = ("json_array", "json_lines")
 
 class Reader:
     """Every complete top-level object of a corpus, in order. Once the iteration ends, `truncated` holds the
-    tail that was cut short (or None) and `container` which kind of file it was."""
+    tail that was cut short (or None), `container` which kind of file it was, and `oversized` the lines of
+    JSON Lines too long to be a conversation, skipped (an array's such object is refused)."""
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.truncated: TruncatedTail | None = None
         self.container: str | None = None
+        self.oversized: list[Oversized] = []  # JSON Lines past MAX_OBJECT_BYTES, read past and counted
 
     def __iter__(self) -> Iterator[Item]:
         first = _peek(self.corpus)
@@ -269,7 +271,7 @@ class Reader:
             self.truncated = yield from _array(self.corpus)
         elif first == "{":
             self.container = "json_lines"
-            self.truncated = yield from _lines(self.corpus)
+            self.truncated = yield from _lines(self.corpus, self.oversized)
         elif first == "":
             raise UserError(f"{self.corpus.name}: empty, expected a JSON array of conversations or JSON Lines")
         else:
@@ -456,30 +458,62 @@ def _skip_blank(corpus: Corpus) -> tuple[int, int]:
         return lines + chunk.count(b"\n", 0, cut), size + cut
 
 
-def _lines(corpus: Corpus) -> Iterator[Item]:
+def _lines(corpus: Corpus, oversized: list) -> Iterator[Item]:
     offset, number = 0, 0
-    line = _readline(corpus, 0)
-    while line:
+    line, size = _line(corpus, 1)
+    while line or size:
         number += 1
-        start, offset = offset, offset + len(line)
+        start, offset = offset, offset + (size or len(line))
+        if size:  # past MAX_OBJECT_BYTES: read past in bounded memory, counted, and the screen goes on
+            oversized.append(Oversized(number, start, size))
+            line, size = _line(corpus, number + 1)
+            continue
         if number == 1:
             line = line.removeprefix(codecs.BOM_UTF8)
         if not line.strip():
-            skipped, size = _skip_blank(corpus)
-            number, offset = number + skipped, offset + size
-            line = _readline(corpus, number)
+            skipped, blank = _skip_blank(corpus)
+            number, offset = number + skipped, offset + blank
+            line, size = _line(corpus, number + 1)
             continue
-        following = _readline(corpus, number)
+        following, following_size = _line(corpus, number + 1)
         try:
             value = jsonl.parse(line)
         except jsonl.BadJson as exc:
-            if not following and not line.endswith(b"\n") and _line_cut_short(line):
+            if not following and not following_size and not line.endswith(b"\n") and _line_cut_short(line):
                 return TruncatedTail(number, start, len(line))
             raise UserError(f"{corpus.name}:{number}: byte {start:,}: expected one JSON object per line "
                             f"({exc.reason}); the corpus is damaged here") from None
         yield Item(value, number, start)
-        line = following
+        line, size = following, following_size
     return TruncatedTail(number + 1, offset, 0) if corpus.cut_short() else None
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A line of JSON Lines longer than MAX_OBJECT_BYTES, read past without being held: where it was."""
+
+    line: int
+    offset: int
+    bytes: int
+
+
+def _line(corpus: Corpus, number: int) -> tuple[bytes, int]:
+    """The next line and 0; or, for a line past MAX_OBJECT_BYTES, b"" and its size, having read past it a
+    megabyte at a time (never holding it)."""
+    line = _readline(corpus, number)
+    if len(line) <= MAX_OBJECT_BYTES or line.endswith(b"\n"):
+        return line, 0
+    size = len(line)
+    del line
+    while True:
+        chunk = _read(corpus, CHUNK)
+        if not chunk:
+            return b"", size
+        end = chunk.find(b"\n")
+        if end >= 0:
+            corpus.stream.unread(chunk[end + 1:])
+            return b"", size + end + 1
+        size += len(chunk)
 
 
 def _line_cut_short(line: bytes) -> bool:
@@ -505,14 +539,12 @@ def _line_cut_short(line: bytes) -> bool:
 
 
 def _readline(corpus: Corpus, number: int = 0) -> bytes:
-    """The next line, refused in one line past MAX_OBJECT_BYTES (line `number` + 1 of the file)."""
+    """The next line (line `number` of the file), or its first MAX_OBJECT_BYTES + 1 bytes."""
     try:
         line = corpus.stream.readline(MAX_OBJECT_BYTES + 1)
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise UserError(f"{corpus.name}: the compressed data is damaged after {corpus.stream.count:,} bytes "
                         f"({exc})") from None
-    if len(line) > MAX_OBJECT_BYTES:
-        raise UserError(oversized(corpus, f"line {number + 1:,}"))
     return line
 
 

@@ -110,28 +110,38 @@ def _gz(path, parts):
     return path
 
 
-@pytest.mark.parametrize("container", ["jsonl.gz", "json.gz", "zip"])
-def test_a_conversation_past_the_size_cap_is_refused_in_one_line_with_memory_bounded(tmp_path, monkeypatch,
-                                                                                      container):
-    """A compressed bomb (one line or object inflating to gigabytes) reached 2.5 GB: past MAX_OBJECT_BYTES (set
-    small here) the corpus is refused at once, before the line or object is read whole."""
+@pytest.mark.parametrize("container", ["jsonl.gz", "zip"])
+def test_a_line_past_the_size_cap_is_read_past_counted_and_the_screen_goes_on(tmp_path, monkeypatch, container):
+    """A compressed bomb (one line inflating to gigabytes) reached 2.5 GB: a line past MAX_OBJECT_BYTES (set
+    small here) is read past a megabyte at a time, never held, counted in the header, and the screen goes on."""
+    import io
+
+    import occurrence.stream as stream
+    from occurrence import screen
+
+    monkeypatch.setattr(stream, "MAX_OBJECT_BYTES", 1 << 20)
+    message = "Fix this:\\ndef f(x):\\n    return x + 1\\nbtw it's for class"
+    good = ('{"id": "ok", "conversation": [{"role": "user", "content": "' + message + '"}]}\n').encode()
+    bomb = [b'{"id": "x", "conversation": [{"role": "user", "content": "', b"a" * (4 << 20), b'"}]}\n']
+    if container == "jsonl.gz":
+        path = _gz(tmp_path / "c.jsonl.gz", [good, *bomb, good])
+    else:
+        path = tmp_path / "c.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("c.jsonl", good + b"".join(bomb) + good)
+    result = screen.screen([path], "jsonl", log=io.StringIO())
+    assert result.header.corpora[0].oversized == 1 and result.header.conversations == 2
+    assert [c.index for c in result.candidates] == [0, 1]  # the one after the bomb was read too
+
+
+def test_an_array_object_past_the_size_cap_is_refused_in_one_line(tmp_path, monkeypatch):
     import occurrence.stream as stream
     from occurrence.stream import Reader
 
     monkeypatch.setattr(stream, "MAX_OBJECT_BYTES", 1 << 20)
-    body = [b'{"id": "x", "conversation": [{"role": "user", "content": "', b"a" * (4 << 20), b'"}]}']
-    if container == "jsonl.gz":
-        path = _gz(tmp_path / "c.jsonl.gz", [b'{"id": "ok", "conversation": []}\n', *body, b"\n"])
-        where = "line 2"
-    elif container == "json.gz":
-        path = _gz(tmp_path / "c.json.gz", [b"[", *body, b"]"])
-        where = "the object starting at line 1"
-    else:
-        path = tmp_path / "c.zip"
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("c.jsonl", b"".join(body) + b"\n")
-        where = "line 1"
-    with pytest.raises(UserError, match=rf"{where} holds more than 1 MiB of JSON") as caught:
+    path = _gz(tmp_path / "c.json.gz", [b'[{"id": "x", "conversations": [{"from": "human", "value": "',
+                                        b"a" * (4 << 20), b'"}]}]'])
+    with pytest.raises(UserError, match=r"the object starting at line 1 holds more than 1 MiB of JSON") as caught:
         list(Reader(open_corpus(path)))
     assert "\n" not in str(caught.value)
 
