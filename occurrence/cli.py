@@ -83,7 +83,7 @@ def add_commands(subparsers) -> None:
         epilog="example:\n  python seam.py occurrence selftest            # the table, goals and whether they are met\n"
                "  python seam.py occurrence selftest --misses dev   # which dev cases the screen gets wrong",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    from occurrence.selftest import DEVELOPMENT
+    from occurrence import DEVELOPMENT
 
     selftest.add_argument("--misses", choices=DEVELOPMENT, default=None, metavar="SET",
                           help=f"also list the cases of this development set the screen gets wrong "
