@@ -39,6 +39,9 @@ CONDITION_NAME_MAX = 40
 POOLS = ("none", "casual", "native")
 GENRES = ("code", "prose")
 STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered but unusable, no answer
+# What a provider's batch said of one request (an attempt's `result`, runner.batch): answered, failed on
+# its own, not processed within the batch's window, or not processed because the batch was cancelled.
+BATCH_RESULTS = ("succeeded", "errored", "expired", "canceled")
 
 _STR, _OPT_STR = (str,), (str, type(None))
 _NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
@@ -138,11 +141,16 @@ class Record:
     nested records and tuples of them included. Public, so that other row formats write the same way."""
 
     NESTED: ClassVar[dict[str, type]] = {}
+    # Fields written only when set: added to a record after rows without them were released, they are
+    # left out when null so that those rows still read and write back to the same bytes.
+    WHEN_SET: ClassVar[frozenset[str]] = frozenset()
 
     def to_row(self) -> dict:
         row = {}
         for item in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, item.name)
+            if value is None and item.name in self.WHEN_SET:
+                continue
             if isinstance(value, Record):
                 value = value.to_row()
             elif isinstance(value, tuple):
@@ -251,18 +259,28 @@ class Attempt(Record):
     error: str | None
     retry_after: str | None  # the Retry-After header as received (seconds or an HTTP date)
     retry_wait_s: float | None
+    # Set only for a request collected through a provider's batch API (runner.batch): the provider's id of
+    # the batch, and what the batch said of this request (one of BATCH_RESULTS).
+    batch_id: str | None = None
+    result: str | None = None
+
+    WHEN_SET: ClassVar[frozenset[str]] = frozenset({"batch_id", "result"})
 
     @classmethod
     def from_row(cls, row: Any, where: str) -> Attempt:
         if not isinstance(row, dict):
             raise UserError(f"{where}: expected an attempt object (docs/RUNNER.md)")
         number = (int, float, type(None))
+        batch = {}
+        if "batch_id" in row or "result" in row:
+            batch = {"batch_id": field(row, "batch_id", _STR, where, "the provider's batch id (a string)"),
+                     "result": _one_of(row, "result", BATCH_RESULTS, where)}
         attempt = cls(started_at=field(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
                       latency_s=field(row, "latency_s", number, where, "a number or null"),
                       http_status=field(row, "http_status", (int, type(None)), where, "an integer or null"),
                       error=field(row, "error", _OPT_STR, where, "a string or null"),
                       retry_after=field(row, "retry_after", _OPT_STR, where, "a string or null"),
-                      retry_wait_s=field(row, "retry_wait_s", number, where, "a number or null"))
+                      retry_wait_s=field(row, "retry_wait_s", number, where, "a number or null"), **batch)
         attempt.started(where)
         return attempt
 

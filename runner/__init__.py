@@ -9,4 +9,5 @@ aside), while every stage, the runner's resume included, reads a trace through
 
 # Recorded in every trace row; bump it whenever what the runner sends or records changes.
 # 2: hostile replies are recorded (U+FFFD, null, unusable) instead of crashing; the key is redacted in every spelling.
-RUNNER_VERSION = "2"
+# 3: rows collected through a provider's batch API (--batch): attempts name the batch and the result.
+RUNNER_VERSION = "3"

@@ -19,6 +19,10 @@ examples:
   python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --estimate --prices prices.toml
   # refuse to start if the estimate's upper end (95th-percentile completions) is over $5
   python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --prices prices.toml --max-cost 5
+  # through the provider's batch API (OpenAI, Anthropic, Gemini): about half the price, within 24 h;
+  # stopped (Ctrl+C, a kill) it resumes the same batch when the same command is run again
+  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --batch
+  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --batch --batch-cancel   # cancel it
   # request rows from a file instead of the benchmark
   python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
   # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
@@ -65,6 +69,16 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--max-cost", metavar="USD", type=positive_float,
                         help="refuse to start when the estimate's upper end (the 95th-percentile completions) "
                              "costs more than this; needs --prices with a price for the model")
+    parser.add_argument("--batch", action="store_true",
+                        help="send the requests through the provider's batch API (openai, anthropic, gemini) and "
+                             "wait for the results; the batch is journaled in OUT.batches, so rerunning the same "
+                             "command resumes it and never submits an id twice")
+    parser.add_argument("--batch-cancel", action="store_true",
+                        help="with --batch: cancel this trace's open batches at the provider (what they finished is "
+                             "still written), submitting nothing new")
+    parser.add_argument("--batch-poll", metavar="SECONDS", type=positive_float,
+                        help="with --batch: seconds before the first status check, growing by half each time up to "
+                             "5 minutes (default 10)")
     parser.add_argument("--move-torn", action="store_true",
                         help="if the trace ends in a torn line (a crash mid-write), move it to "
                              "OUT.torn-<time> and continue")
@@ -90,7 +104,7 @@ def estimated(config, requests, args):
                              retry_failed=args.retry_failed)
     price = load_prices(args.prices).get(config.name)
     return estimate(todo, skipped=skipped, max_tokens=config.max_tokens, price=price,
-                    completions=released_completions())
+                    completions=released_completions(), batch=args.batch)
 
 
 def run_command(args) -> int:
@@ -131,8 +145,17 @@ def run_command(args) -> int:
         return 0
     if not args.out:
         raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
-    summary = run(config, requests, args.out, retry_unusable=args.retry_unusable, retry_failed=args.retry_failed,
-                  move_torn=args.move_torn)
+    if (args.batch_cancel or args.batch_poll is not None) and not args.batch:
+        raise UserError("--batch-cancel and --batch-poll go with --batch")
+    if args.batch:
+        from runner.batch.run import PollPolicy, run_batch
+
+        summary = run_batch(config, requests, args.out, retry_unusable=args.retry_unusable,
+                            retry_failed=args.retry_failed, move_torn=args.move_torn, cancel=args.batch_cancel,
+                            poll=PollPolicy(first_s=args.batch_poll or PollPolicy.first_s))
+    else:
+        summary = run(config, requests, args.out, retry_unusable=args.retry_unusable,
+                      retry_failed=args.retry_failed, move_torn=args.move_torn)
     counts = summary.counts
     print(f"run: wrote {summary.asked} rows to {args.out} (ok {counts.get('ok', 0)}, unusable "
           f"{counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",

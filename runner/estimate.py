@@ -93,9 +93,10 @@ class Estimate:
     completion_p95: int
     completion_ceiling: int
     price: Price | None
+    batch: bool = False  # sent through a provider's batch API: priced at its batch prices where given
 
     def cost(self, completion_tokens: int) -> float | None:
-        return None if self.price is None else self.price.cost(self.prompt_tokens, completion_tokens)
+        return None if self.price is None else self.price.cost(self.prompt_tokens, completion_tokens, batch=self.batch)
 
     @property
     def upper_cost(self) -> float | None:
@@ -115,9 +116,13 @@ class Estimate:
         if self.price is None:
             out.append("  cost: no price for this model (--prices FILE with a table for it): tokens only")
         else:
+            priced = ""
+            if self.batch:
+                priced = (" (at the batch prices)" if self.price.batch_input_per_mtok is not None else
+                          " (the prices file gives no batch prices: at the synchronous ones)")
             out.append(f"  cost (USD): {dollars(self.cost(self.completion_median))} at the median, "
                        f"{dollars(self.upper_cost)} at the 95th percentile, at most "
-                       f"{dollars(self.cost(self.completion_ceiling))}")
+                       f"{dollars(self.cost(self.completion_ceiling))}{priced}")
         return out
 
 
@@ -131,7 +136,7 @@ def dollars(amount: float) -> str:
 
 
 def estimate(requests: list[Request], *, skipped: int, max_tokens: int, price: Price | None,
-             completions: Completions) -> Estimate:
+             completions: Completions, batch: bool = False) -> Estimate:
     """The estimate of asking `requests` (those a run would send).
 
     >>> c = Completions({"humaneval": 100}, {"humaneval": 400}, 100, 400)
@@ -149,7 +154,7 @@ def estimate(requests: list[Request], *, skipped: int, max_tokens: int, price: P
     return Estimate(requests=len(requests), skipped=skipped,
                     prompt_tokens=sum(estimate_prompt_tokens(request.message) for request in requests),
                     completion_median=round(median), completion_p95=round(p95),
-                    completion_ceiling=max_tokens * len(requests), price=price)
+                    completion_ceiling=max_tokens * len(requests), price=price, batch=batch)
 
 
 @dataclass(frozen=True)

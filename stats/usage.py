@@ -74,8 +74,8 @@ def _latencies(attempts) -> list[float]:
 
 def collected_by_batch(row: TraceRow) -> bool:
     """Whether the row was collected through a provider's batch API (priced at batch prices): its `request`
-    record has a true `batch`. The runner's synchronous path never sets it, so no released row is one; a
-    batch path (issue 26) marks its rows so.
+    record has a true `batch`, which `seam.py run --batch` sets (runner.batch.run) and the synchronous path
+    never does, so no released row is one.
 
     >>> from scorer.synthetic import trace_row
     >>> collected_by_batch(trace_row("humaneval-001", "clean", "x"))
@@ -103,9 +103,10 @@ def tally_rows(rows: list[TraceRow]) -> dict[tuple[str, str], Tally]:
             tally = totals.setdefault(key, Tally())
             tally.requests += 1
             tally.add(read_usage(row.usage), _latencies(row.attempts), batch=batch, replied=row.status != "failed")
-            for earlier in row.previous:  # asked before, and paid for when it got a reply
-                tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []), batch=batch,
-                          replied=earlier.get("status") != "failed")
+            for earlier in row.previous:  # asked before, and paid for when it got a reply (each at its own price)
+                asked = earlier.get("request") if isinstance(earlier.get("request"), dict) else {}
+                tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []),
+                          batch=bool(asked.get("batch")), replied=earlier.get("status") != "failed")
     return totals
 
 

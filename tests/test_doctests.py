@@ -10,12 +10,13 @@ import pkgutil
 import pytest
 
 PACKAGES = ("common", "benchmark", "runner", "scorer", "validity", "review", "report", "compare")
-MODULES = sorted(info.name for package in PACKAGES
-                 for info in pkgutil.iter_modules(importlib.import_module(package).__path__, f"{package}."))
+MODULES = sorted(info.name for package in PACKAGES  # walk_packages: subpackages (runner.batch) too
+                 for info in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}."))
 
 
 def test_the_new_modules_are_among_them():
-    assert {"common.tomlfile", "runner.estimate", "runner.prices", "runner.usage", "compare.merge"} <= set(MODULES)
+    assert {"common.tomlfile", "runner.estimate", "runner.prices", "runner.usage", "compare.merge",
+            "runner.batch.ids", "runner.batch.client"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

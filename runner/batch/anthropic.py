@@ -1,0 +1,127 @@
+"""Anthropic's Message Batches: `POST /messages/batches` with `{"requests": [{"custom_id", "params"}]}`.
+
+`params` is the synchronous Messages body. `GET /messages/batches/{id}` is polled until
+`processing_status` is `ended`; `request_counts` counts processing, succeeded, errored, canceled and
+expired requests. The results are JSONL at the batch's `results_url`, one line per request:
+`{"custom_id", "result": {"type": "succeeded", "message"}}`, or type `errored` (with the API's error
+object), `canceled` or `expired`. The `results_url` is refused unless it is on `base_url`'s host:
+the key goes nowhere else. Limits: 100,000 requests or 256 MB per batch.
+
+Finding a batch again. A Message Batch has no metadata field to carry the submission's token, so a
+batch whose creation was answered but not journaled (a kill in between) is looked for among the
+batches listed (`GET /messages/batches`, newest first): created no earlier than the submission's
+`since` (less `FIND_WINDOW_S` for clock skew), holding exactly as many requests, and not already in
+the journal. One such batch is adopted; none means the creation never arrived (the ids are asked
+again); more than one (another run's batches of the same size, created in the same minutes) is
+refused in one line that names them, since adopting the wrong one would miss this run's results.
+An adopted batch's results are still matched by `custom_id`: a result for an id this submission
+does not hold is never written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from runner.batch import Result, Status
+from runner.batch.client import identifier
+
+if TYPE_CHECKING:
+    from runner.batch.client import BatchClient
+    from runner.batch.journal import Submission
+    from runner.config import ModelConfig
+
+MAX_REQUESTS = 100_000
+MAX_BYTES = 250_000_000  # the limit is 256 MB
+FIND_WINDOW_S = 600
+COUNTS = ("processing", "succeeded", "errored", "canceled", "expired")
+RESULTS = {"succeeded", "errored", "canceled", "expired"}
+
+
+def envelope(custom_id: str, body: dict) -> dict:
+    return {"custom_id": custom_id, "params": body}
+
+
+def create(client: BatchClient, config: ModelConfig, requests: list[dict], submission: Submission,
+           note: Callable[..., None]) -> str:
+    batch = client.json("POST", client.url("/messages/batches"), body={"requests": requests})
+    return identifier(batch.get("id"), "batch id")
+
+
+def _created(batch: dict) -> float | None:
+    try:
+        return datetime.fromisoformat(str(batch.get("created_at")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _counts(batch: dict) -> dict[str, int]:
+    counts = batch.get("request_counts") if isinstance(batch.get("request_counts"), dict) else {}
+    return {key: value if isinstance(value := counts.get(key), int) and not isinstance(value, bool) else 0
+            for key in COUNTS}
+
+
+def find(client: BatchClient, submission: Submission) -> list[str]:
+    found, after = [], None
+    while True:
+        page = client.json("GET", client.url("/messages/batches?limit=100" + (f"&after_id={after}" if after else "")))
+        batches = [batch for batch in page.get("data") or [] if isinstance(batch, dict)]
+        oldest = None
+        for batch in batches:
+            created = _created(batch)
+            if created is None:
+                continue
+            oldest = created if oldest is None else min(oldest, created)
+            if created >= submission.since - FIND_WINDOW_S and sum(_counts(batch).values()) == len(submission.ids):
+                found.append(identifier(batch.get("id"), "batch id"))
+        if (oldest is not None and oldest < submission.since - FIND_WINDOW_S) or not page.get("has_more") or \
+                not batches:
+            return found
+        after = identifier(page.get("last_id") or batches[-1].get("id"), "batch id")
+
+
+def status(client: BatchClient, batch_id: str) -> Status:
+    batch = client.json("GET", client.url(f"/messages/batches/{batch_id}"))
+    counts = _counts(batch)
+    state = str(batch.get("processing_status"))
+    failed = counts["errored"] + counts["canceled"] + counts["expired"]
+    return Status(state=state, ended=state == "ended", done=counts["succeeded"] + failed, failed=failed,
+                  total=sum(counts.values()) or None, data=batch,
+                  cancelled=state == "ended" and batch.get("cancel_initiated_at") is not None)
+
+
+def results(client: BatchClient, status: Status) -> Iterator[Result]:
+    url = client.check_url((status.data or {}).get("results_url"), "the results_url")
+    content = client.call("GET", url)
+    for number, raw in enumerate(content.split(b"\n"), 1):
+        if raw.strip():
+            yield _result(raw, f"results line {number}")
+
+
+def _result(raw: bytes, where: str) -> Result:
+    try:
+        line = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return Result("", "errored", None, None, f"{where}: not JSON")
+    if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
+        return Result("", "errored", None, None, f"{where}: no custom_id")
+    result = line.get("result") if isinstance(line.get("result"), dict) else {}
+    kind = result.get("type")
+    if kind == "succeeded":
+        return Result(line["custom_id"], "succeeded", 200,
+                      json.dumps(result.get("message"), ensure_ascii=False).encode("utf-8"), None)
+    if kind == "errored":
+        error = result.get("error") if isinstance(result.get("error"), dict) else {}
+        inner = error.get("error") if isinstance(error.get("error"), dict) else error
+        return Result(line["custom_id"], "errored", None, None,
+                      f"batch errored: {inner.get('type')}: {inner.get('message')}")
+    if kind in RESULTS:
+        what = "the batch expired before" if kind == "expired" else "the batch was cancelled before"
+        return Result(line["custom_id"], kind, None, None, f"batch {kind}: {what} this request was processed")
+    return Result(line["custom_id"], "errored", None, None, f"{where}: unknown result type {str(kind)[:40]!r}")
+
+
+def cancel(client: BatchClient, batch_id: str) -> None:
+    client.json("POST", client.url(f"/messages/batches/{batch_id}/cancel"))

@@ -1,0 +1,312 @@
+"""`seam.py run --batch`: submit the requests as provider batches, wait, and write one trace row each.
+
+Order of business, on the same checks as the synchronous run (`runner.run`: the key, the trace's
+lock, its fingerprint, the ids to skip):
+1. the journal (`<trace>.batches`, `runner.batch.journal`) is read: a submission journaled as
+   submitting but never as created (a kill in between) is looked for at the provider and adopted,
+   or, when it never arrived, abandoned;
+2. the ids to ask that no open submission holds are submitted, in as few batches as the provider's
+   limits allow, each journaled before and after its creation;
+3. every open batch is polled (with backoff, a progress line) until it ends; its results are read
+   by custom_id and written as trace rows, skipping ids that already have a row from that batch (a
+   kill mid-collection), then the submission is journaled as collected.
+Killed at any point, the same command resumes: no id is submitted twice while a submission holding
+it is open, and no id gets two rows from one batch. Ctrl+C while waiting leaves the batches running
+at the provider; `--batch-cancel` cancels them (what finished is still collected).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.records import Attempt, Request, TraceRow
+from runner import batch, providers, traces
+from runner.apikey import read_api_key
+from runner.ask import Outcome, judge, reply_reason
+from runner.batch import ids
+from runner.batch.client import BatchAPIError, BatchClient
+from runner.batch.journal import Journal, Submission, new_token
+from runner.config import ModelConfig
+from runner.progress import format_duration
+from runner.retry import RetryPolicy
+from runner.run import RunSummary, check_key_not_recorded, earlier, named, plan, prepare_trace, trace_line, trace_row
+from runner.selection import check_unique_ids
+from runner.transport import Exchange, utc_now
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    """Seconds between status checks: `first_s`, growing by `factor` up to `max_s`."""
+
+    first_s: float = 10.0
+    factor: float = 1.5
+    max_s: float = 300.0
+
+
+class Waiting:
+    """The progress line while batches run: done of total, failed, elapsed and ETA."""
+
+    def __init__(self, log, interval_s: float = 10.0):
+        self.log, self.interval_s = log, interval_s
+        self.start = time.monotonic()
+        self.first_done: int | None = None
+        self.last_print: float | None = None
+        self.tty = bool(getattr(log, "isatty", lambda: False)())
+
+    def update(self, states: dict[str, str], done: int, failed: int, total: int, final: bool = False) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        self.first_done = done if self.first_done is None else self.first_done
+        gained = done - self.first_done
+        eta = format_duration((total - done) * elapsed / gained) if gained > 0 and total > done else "?"
+        kinds = ", ".join(f"{batch_id}: {state}" for batch_id, state in list(states.items())[:3])
+        more = f" and {len(states) - 3} more" if len(states) > 3 else ""
+        line = (f"run: batch {kinds}{more} · {done:,}/{total:,} done · failed {failed:,} · "
+                f"{format_duration(elapsed)} elapsed · ETA {eta}")
+        if self.tty:
+            self.log.write("\r\033[K" + line + ("\n" if final else ""))
+        elif final or self.last_print is None or now - self.last_print >= self.interval_s:
+            self.log.write(line + "\n")
+        else:
+            return
+        self.last_print = now
+        self.log.flush()
+
+    def notice(self, text: str) -> None:
+        self.log.write(("\r\033[K" if self.tty else "") + text + "\n")
+        self.log.flush()
+
+
+def client_for(config: ModelConfig, api_key: str | None, session, policy: RetryPolicy | None) -> BatchClient:
+    """A client sending the provider's own headers (e.g. anthropic-version) and the key, to base_url only."""
+    provider = providers.get(config.provider)
+    _, headers, _ = provider.build_request(config, "")
+    auth = {key: value for key, value in headers.items() if key.lower() != "content-type"}
+    if api_key is not None:
+        auth.update(provider.auth_headers(api_key))
+    return BatchClient(session, config.base_url, auth, api_key, timeout_s=config.timeout_s, policy=policy)
+
+
+def chunks(adapter, config: ModelConfig, todo: list[Request]) -> list[tuple[list[Request], list[dict]]]:
+    """`todo` cut into batches within the provider's limits, each with its enveloped requests."""
+    provider = providers.get(config.provider)
+    found: list[tuple[list[Request], list[dict]]] = []
+    size = 0
+    for request in todo:
+        line = adapter.envelope(ids.custom_id(request.id), provider.build_request(config, request.message)[2])
+        length = len(jsonl.dumps(line).encode("utf-8"))
+        if not found or len(found[-1][0]) >= adapter.MAX_REQUESTS or size + length > adapter.MAX_BYTES:
+            found.append(([], []))
+            size = 0
+        found[-1][0].append(request)
+        found[-1][1].append(line)
+        size += length
+    return found
+
+
+def outcome_of(result: batch.Result, config: ModelConfig, request: Request, submission: Submission,
+               api_key: str | None) -> Outcome:
+    """A batch result as the synchronous path's outcome: a reply read by `runner.ask.judge`, or a failure."""
+    provider = providers.get(config.provider)
+    url, _, body = provider.build_request(config, request.message)
+    started = submission.created_at or utc_now()
+
+    def attempt(error: str | None) -> tuple[Attempt, ...]:
+        return (Attempt(started_at=started, latency_s=None, http_status=result.http_status, error=error,
+                        retry_after=None, retry_wait_s=None, batch_id=submission.batch_id, result=result.result),)
+
+    if result.body is None:
+        return Outcome("failed", result.error, None, None, attempt(result.error), url, body)
+    verdict = judge(Exchange(started_at=started, latency_s=0.0, status=result.http_status or 200, retry_after=None,
+                             body=result.body, error=None), provider, config, api_key)
+    if verdict.kind == "done":
+        reason = reply_reason(verdict.reply.problem, verdict.note)
+        return Outcome("ok" if reason is None else "unusable", reason, verdict.reply, verdict.response,
+                       attempt(None), url, body)
+    return Outcome("failed", verdict.error, None, None, attempt(verdict.error), url, body)
+
+
+class BatchRun:
+    """One `--batch` run on one trace: the state shared by its steps."""
+
+    def __init__(self, config: ModelConfig, requests: list[Request], out: Path, *, log, poll: PollPolicy,
+                 policy: RetryPolicy | None, sleep):
+        self.config, self.out, self.log, self.poll, self.sleep = config, out, log, poll, sleep
+        self.by_id = {request.id: request for request in requests}
+        self.adapter = batch.get(config.provider)
+        self.api_key = read_api_key(config)
+        check_key_not_recorded(config, requests, self.api_key)
+        import requests as http
+
+        self.session = http.Session()
+        self.client = client_for(config, self.api_key, self.session, policy)
+        self.counts: Counter = Counter()
+        self.waiting = Waiting(log)
+
+    def recover(self, journal: Journal, submission: Submission) -> None:
+        """A submission journaled as submitting but not as created: adopt its batch, or abandon it."""
+        known = {other.batch_id for other in journal.submissions.values() if other.batch_id}
+        found = [batch_id for batch_id in self.adapter.find(self.client, submission) if batch_id not in known]
+        if len(found) == 1:
+            journal.note("created", submission, batch_id=found[0], recovered=True)
+            self.waiting.notice(f"run: found batch {found[0]} again (created before the last run was stopped, its "
+                                f"id not yet journaled); resuming it")
+        elif not found:
+            journal.note("abandoned", submission, reason="never created at the provider")
+            self.waiting.notice(f"run: a submission of {len(submission.ids):,} requests was stopped before the "
+                                "provider created it; they are submitted again")
+        else:
+            raise UserError(f"{journal.path}: a submission of {len(submission.ids):,} requests was stopped before its "
+                            f"batch id was journaled, and {len(found)} batches of that size were created since "
+                            f"({', '.join(found[:5])}); cannot tell which is this run's: cancel the others at the "
+                            "provider or wait for them to end, then rerun")
+
+    def submit(self, journal: Journal, requests: list[Request], lines: list[dict]) -> None:
+        submission = Submission(token=new_token(), provider=self.config.provider, model=self.config.name,
+                                ids=tuple(request.id for request in requests), since=time.time())
+        journal.note("submitting", submission)
+        try:
+            batch_id = self.adapter.create(self.client, self.config, lines, submission,
+                                           lambda kind, **fields: journal.note(kind, submission, **fields))
+        except BatchAPIError as exc:
+            if exc.status is not None and 400 <= exc.status <= 499:  # refused: certainly not created
+                journal.note("abandoned", submission, reason=str(exc)[:500])
+            raise  # else unknown: left open, looked for on the next run
+        journal.note("created", submission, batch_id=batch_id)
+        self.waiting.notice(f"run: submitted {len(requests):,} requests as batch {batch_id}")
+
+    def collect(self, journal: Journal, submission: Submission, status: batch.Status, writer,
+                final: dict[str, TraceRow]) -> None:
+        """Write a row for each request of an ended batch that has none from it yet."""
+        if status.failure is not None:
+            journal.note("abandoned", submission, reason=status.failure[:500])
+            self.waiting.notice(f"run: batch {submission.batch_id} ended as a whole without results ({status.failure});"
+                                f" its {len(submission.ids):,} requests got no row and are asked again on the next run")
+            return
+        wanted = set(submission.ids)
+        written = {request for request in wanted if _from_batch(final.get(request), submission.batch_id)}
+        foreign = duplicate = 0
+        for result in self.adapter.results(self.client, status):
+            request = ids.request_id(result.custom_id)
+            if request not in wanted:
+                foreign += 1
+                continue
+            if request in written:
+                duplicate += 1
+                continue
+            self.write(writer, final, submission, result, request)
+            written.add(request)
+        for request in sorted(wanted - written):
+            missing = batch.Result(ids.custom_id(request), "errored", None, None,
+                                   f"batch {submission.batch_id} returned no result for this request")
+            if status.cancelled:
+                missing = replace(missing, result="canceled",
+                                  error="batch canceled: the batch was cancelled before this request was processed")
+            self.write(writer, final, submission, missing, request)
+        if foreign or duplicate:
+            self.waiting.notice(f"run: batch {submission.batch_id}: {foreign} results named no request of this "
+                                f"submission and {duplicate} repeated one already written; not written")
+        journal.note("collected", submission, rows=len(written))
+
+    def write(self, writer, final: dict[str, TraceRow], submission: Submission, result: batch.Result,
+              request_id: str) -> None:
+        request = self.by_id[request_id]
+        outcome = outcome_of(result, self.config, request, submission, self.api_key)
+        done = final.get(request_id)
+        row = trace_row(self.config, request, outcome, earlier(done) if done else (),
+                        submission.created_at or utc_now(), utc_now())
+        row = replace(row, request={**row.request, "batch": True})
+        writer.append(trace_line(row, self.api_key))
+        final[request_id] = row
+        self.counts[outcome.status] += 1
+
+    def wait(self, journal: Journal, writer, final: dict[str, TraceRow]) -> None:
+        """Poll every open batch until it ends, collecting each as it does."""
+        waiting = [submission for submission in journal.open_submissions() if submission.batch_id]
+        delay = self.poll.first_s
+        states: dict[str, str] = {}
+        progress: dict[str, tuple[int, int]] = {}
+        total = sum(len(submission.ids) for submission in waiting)
+        try:
+            while waiting:
+                for submission in list(waiting):
+                    status = self.adapter.status(self.client, submission.batch_id)
+                    states[submission.batch_id] = status.state
+                    progress[submission.batch_id] = (status.done, status.failed)
+                    if status.ended:
+                        self.collect(journal, submission, status, writer, final)
+                        progress[submission.batch_id] = (len(submission.ids), status.failed)
+                        waiting.remove(submission)
+                done = sum(pair[0] for pair in progress.values())
+                self.waiting.update(states, done, sum(pair[1] for pair in progress.values()), total,
+                                    final=not waiting)
+                if waiting:
+                    self.sleep(delay)
+                    delay = min(delay * self.poll.factor, self.poll.max_s)
+        except KeyboardInterrupt:
+            open_ids = ", ".join(submission.batch_id for submission in waiting)
+            self.waiting.notice(f"run: stopped waiting; batch {open_ids} keeps running at the provider: run the same "
+                                "command again to collect it, or add --batch-cancel to cancel it")
+            raise
+
+
+def _from_batch(row: TraceRow | None, batch_id: str | None) -> bool:
+    return row is not None and bool(row.attempts) and row.attempts[-1].batch_id == batch_id
+
+
+def run_batch(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_unusable: bool = False,
+              retry_failed: bool = False, move_torn: bool = False, cancel: bool = False, log=None,
+              poll: PollPolicy | None = None, policy: RetryPolicy | None = None, sleep=time.sleep) -> RunSummary:
+    """Ask `requests` through the provider's batch API, resuming what the journal beside `out` holds."""
+    out = Path(out)
+    log = sys.stderr if log is None else log
+    if config.provider not in batch.NAMES:
+        raise UserError(f"{config.path}: provider {config.provider!r} has no batch API here; run without --batch")
+    check_unique_ids(requests)
+    ids.check_spellable([request.id for request in requests])
+    state = BatchRun(config, requests, out, log=log, poll=poll or PollPolicy(), policy=policy, sleep=sleep)
+    with traces.TraceWriter(out) as writer:
+        trace, moved = prepare_trace(out, move_torn=move_torn, log=log)
+        todo, skipped = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
+        journal = Journal(out, state.api_key)
+        for submission in journal.open_submissions():
+            if (submission.provider, submission.model) != (config.provider, config.name):
+                raise UserError(f"{journal.path}: an open batch of this trace was submitted for {submission.provider} "
+                                f"model {submission.model!r}, the config {config.path} is {config.name!r}")
+            outside = [request for request in submission.ids if request not in state.by_id]
+            if outside:
+                raise UserError(f"{journal.path}: an open batch of this trace holds {len(outside):,} requests "
+                                f"outside this selection (e.g. {named(outside[0])}); rerun with the selection "
+                                "that submitted it")
+        final = dict(trace.final)
+        try:
+            for submission in journal.open_submissions():
+                if submission.batch_id is None:
+                    state.recover(journal, submission)
+            if cancel:
+                opened = [submission for submission in journal.open_submissions() if submission.batch_id]
+                for submission in opened:
+                    state.adapter.cancel(state.client, submission.batch_id)
+                    state.waiting.notice(f"run: asked the provider to cancel batch {submission.batch_id}; what it "
+                                         "finished is still collected")
+                if not opened:
+                    log.write(f"run: no batch of {out} is open at the provider; nothing to cancel\n")
+            else:
+                in_flight = journal.in_flight()
+                fresh = [request for request in todo if request.id not in in_flight]
+                if skipped:
+                    log.write(f"run: {skipped} of {len(requests)} requests already have a final row in {out}; "
+                              "skipped\n")
+                for chunk, lines in chunks(state.adapter, config, fresh):
+                    state.submit(journal, chunk, lines)
+            state.wait(journal, writer, final)
+        finally:
+            state.session.close()
+    counts = state.counts
+    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), None, moved)
