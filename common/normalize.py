@@ -11,6 +11,8 @@ Rules, in order:
 4. Every other character that is not a letter or digit becomes a space; this
    also removes code comment markers (#, //, /* */, --) and Markdown emphasis.
 5. Runs of white space become one space; the ends are trimmed.
+6. British spellings are folded to American ones, token by token (common.spelling: "behaviour" and
+   "behavior" are one word), so that a remark the model respelt is still found.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+
+from common.spelling import fold_normal
 
 _TRANSLATE = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
@@ -54,10 +58,10 @@ def normalize(text: str) -> str:
         text = text.lower()
         if "'" in text:
             text = _INNER_APOSTROPHE.sub("", text)
-        return " ".join(text.translate(_ASCII_NOT_WORD).split())
+        return fold_normal(" ".join(text.translate(_ASCII_NOT_WORD).split()))
     text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE).lower()
     text = _INNER_APOSTROPHE.sub("", text)
-    return _NOT_WORD.sub(" ", text).strip()
+    return fold_normal(_NOT_WORD.sub(" ", text).strip())
 
 
 def tokens(text: str) -> list[str]:

@@ -91,8 +91,13 @@ class Judged:
     answer: Answer | None
 
     @property
+    def excluded(self) -> bool:
+        """A rescore made the output unusable (e.g. a reply that attempts no edit): it is measured no more."""
+        return not self.label.usable
+
+    @property
     def kit(self) -> str:
-        return kit_verdict(bool(self.label.absorbed))
+        return self.stratum[1] if self.excluded else kit_verdict(bool(self.label.absorbed))
 
     @property
     def reviewer(self) -> str | None:
@@ -100,7 +105,7 @@ class Judged:
 
     @property
     def definite(self) -> bool:
-        return self.reviewer in ("absorbed", "not_absorbed")
+        return not self.excluded and self.reviewer in ("absorbed", "not_absorbed")
 
 
 @dataclass(frozen=True)
@@ -112,22 +117,30 @@ class Rescore:
     drawn_versions: tuple[str, ...]  # scorer_version of the drawn labels
     versions: tuple[str, ...]  # scorer_version of these labels
     changed: tuple[tuple[int, str, str, str, str], ...] = ()  # case, model, id, verdict at the draw, verdict now
+    excluded: tuple[tuple[int, str, str, str], ...] = ()  # case, model, id, why the rescore made it unusable
 
     def note(self) -> str:
         changed = "; ".join(f"case {n} {model} {rid}: {before} -> {now}" for n, model, rid, before, now in self.changed)
+        excluded = "; ".join(f"case {n} {model} {rid} ({reason})" for n, model, rid, reason in self.excluded)
         return (f"Rescored: the kit's verdicts, tiers and evidence come from {_files(self.refs)} (scorer_version "
                 f"{', '.join(self.versions)}), not from the labels the sample was drawn from, "
                 f"{_files(self.drawn_refs)} (scorer_version {', '.join(self.drawn_versions)}); the design (strata, "
-                "populations, weights) is the draw's. "
+                "weights) is the draw's. "
                 + (f"{len(self.changed)} case(s) changed verdict: {changed}." if self.changed
-                   else "No case changed verdict."))
+                   else "No case changed verdict.")
+                + (f" {len(self.excluded)} case(s) are unusable in the rescore and measured no more (each stratum's "
+                   f"population counts its outputs still usable): {excluded}." if self.excluded else ""))
 
     def to_row(self) -> dict:
-        return {"labels": [ref.to_row() for ref in self.refs], "scorer_versions": list(self.versions),
-                "drawn_labels": [ref.to_row() for ref in self.drawn_refs],
-                "drawn_scorer_versions": list(self.drawn_versions),
-                "changed": [{"case": n, "model": model, "id": rid, "drawn": before, "rescored": now}
-                            for n, model, rid, before, now in self.changed]}
+        row = {"labels": [ref.to_row() for ref in self.refs], "scorer_versions": list(self.versions),
+               "drawn_labels": [ref.to_row() for ref in self.drawn_refs],
+               "drawn_scorer_versions": list(self.drawn_versions),
+               "changed": [{"case": n, "model": model, "id": rid, "drawn": before, "rescored": now}
+                           for n, model, rid, before, now in self.changed]}
+        if self.excluded:  # absent when none, so that a rescore without exclusions keeps its bytes
+            row["excluded"] = [{"case": n, "model": model, "id": rid, "reason": reason}
+                               for n, model, rid, reason in self.excluded]
+        return row
 
 
 def _files(refs: tuple[FileRef, ...]) -> str:
@@ -169,7 +182,9 @@ def unblind(review: ReviewFile, label_paths, rescored_paths=None) -> tuple[list[
     if rescore is not None:
         changed = tuple((item.number, item.model, item.id, item.stratum[1], item.kit) for item in judged
                         if item.kit != item.stratum[1])
-        rescore = dataclasses.replace(rescore, changed=tuple(sorted(changed)))
+        excluded = tuple((item.number, item.model, item.id, item.label.reason or "unusable") for item in judged
+                         if item.excluded)
+        rescore = dataclasses.replace(rescore, changed=tuple(sorted(changed)), excluded=excluded)
     drawn_counts = {key: 0 for key in header_strata}
     for item in judged:
         drawn_counts[item.stratum] = drawn_counts.get(item.stratum, 0) + 1
@@ -177,11 +192,12 @@ def unblind(review: ReviewFile, label_paths, rescored_paths=None) -> tuple[list[
         raise UserError(f"{review.path}: the cases do not match the header's strata (drawn counts differ)")
     counts = []
     for key in header_strata:
-        answers = [item.reviewer for item in judged if item.stratum == key]
+        answers = [item.reviewer for item in judged if item.stratum == key and not item.excluded]
         definite = [verdict for verdict in answers if verdict in ("absorbed", "not_absorbed")]
         kit_absorbed = sum(bool(verdicts[(unit.model, unit.id)].absorbed) for unit in strata.get(key, ()))
-        counts.append(StratumCounts(key, header_strata[key].population, len(definite),
-                                    sum(verdict == "absorbed" for verdict in definite), kit_absorbed))
+        usable = sum(verdicts[(unit.model, unit.id)].usable for unit in strata.get(key, ()))  # a rescore may exclude
+        counts.append(StratumCounts(key, usable if rescore is not None else header_strata[key].population,
+                                    len(definite), sum(verdict == "absorbed" for verdict in definite), kit_absorbed))
     return judged, counts, rescore
 
 
@@ -197,11 +213,11 @@ def _rescored(review: ReviewFile, drawn: dict[tuple[str, str], Label], drawn_ref
                         f"{missing[0].case}, {missing[0].model} {missing[0].id}); give labels of the same outputs")
     was = {key for key, label in drawn.items() if label.usable}
     now = {key for key, label in labels.items() if label.usable}
-    if was != now:
-        differ = sorted(was ^ now)
-        raise UserError(f"--rescored: {len(differ)} output(s) are usable in one set of labels but not the other "
-                        f"(first: {' '.join(differ[0])}); the review's design describes the usable outputs of the "
-                        "draw, so it cannot measure labels of other outputs")
+    if not now <= was:  # outputs the rescore excludes are measured no more; new ones were never in the design
+        differ = sorted(now - was)
+        raise UserError(f"--rescored: {len(differ)} output(s) are usable in these labels but were not in the labels "
+                        f"drawn from (first: {' '.join(differ[0])}); the review's design describes the usable outputs "
+                        "of the draw, so it cannot measure labels of other outputs")
     return labels, Rescore(tuple(refs), drawn_refs, _versions(drawn), _versions(labels))
 
 
@@ -219,13 +235,17 @@ def confusion_table(judged: list[Judged]) -> Table:
                Column("reviewer_unsure", "Reviewer: unsure", "int"), Column("unanswered", "Unanswered", "int"))
     rows = []
     for kit in KIT_VERDICTS:
-        mine = [item for item in judged if item.kit == kit]
+        mine = [item for item in judged if item.kit == kit and not item.excluded]
         rows.append((kit, len(mine), *(sum(item.reviewer == v for item in mine) for v in VERDICTS),
                      sum(item.reviewer is None for item in mine)))
     tp, fn = rows[0][2], rows[1][2]
     fp, tn = rows[0][3], rows[1][3]
     method = (f"Counts of the sample (not weighted): {tp} confirmed positives, {fp} false positives, {fn} misses "
               f"(kit: not absorbed, reviewer: absorbed), {tn} confirmed negatives.")
+    excluded = sum(item.excluded for item in judged)
+    if excluded:
+        method += (f" {excluded} case(s) are left out: the rescored labels call their outputs unusable "
+                   "(review_provenance.json, rescored.excluded).")
     return Table("review_confusion", "Kit verdict against the reviewer's (sample counts)", columns, tuple(rows),
                  (method, UNSURE_NOTE))
 
@@ -313,7 +333,7 @@ def conditions_table(units: list[tuple[Judged, Reviewed]], judged: list[Judged],
             if not strata:
                 continue
             mine = [unit for item, unit in units if item.model == model and item.condition == condition]
-            cases = [item for item in judged if item.model == model and item.condition == condition]
+            cases = [item for item in judged if item.model == model and item.condition == condition and item.definite]
             misses = sum(item.kit == "not_absorbed" and item.reviewer == "absorbed" for item in cases)
             false_positives = sum(item.kit == "absorbed" and item.reviewer == "not_absorbed" for item in cases)
             miss, prec, true = estimate.miss_rate(mine), estimate.precision(mine), estimate.true_rate(mine)
@@ -358,14 +378,15 @@ def strata_table(judged: list[Judged], counts: list[StratumCounts], review: Revi
     rows = []
     for stratum, h in zip(review.header.strata, counts, strict=True):
         mine = [item for item in judged if item.stratum == stratum.key]
-        rows.append((*stratum.key, stratum.population, stratum.drawn, h.judged,
+        rows.append((*stratum.key, h.population, stratum.drawn, h.judged,
                      sum(item.reviewer == "unsure" for item in mine), sum(item.reviewer is None for item in mine),
                      h.absorbed, h.weight))
     uncovered = [(h.key, h.population) for h in counts if not h.judged]
     notes = [f"Design (from the review file's header): {review.header.design}",
              f"Seed {review.header.seed}; {review.header.n} cases asked for, {len(judged)} drawn; share of the "
              f"kit's positives asked for: {review.header.positives_share:g}.",
-             "Weight: population / answered, the number of outputs each definite answer stands for."]
+             "Weight: population / answered, the number of outputs each definite answer stands for (with rescored "
+             "labels, the population counts the stratum's outputs still usable under them)."]
     if uncovered:
         notes.append(f"{len(uncovered)} strata ({sum(p for _, p in uncovered)} outputs) have no definite answer and "
                      "are left out of every estimate: " + "; ".join(" ".join(k) + f" ({p})" for k, p in uncovered)
@@ -378,10 +399,12 @@ def cases_table(judged: list[Judged]) -> Table:
                Column("finding", "Finding"), Column("kit_tier", "Kit tier"), Column("kit_evidence", "Kit evidence"),
                Column("absorption_kind", "Reviewer: how"), Column("note", "Reviewer's note"))
     rows = []
-    order = {"miss": 0, "false positive": 1, "unsure": 2}
+    order = {"miss": 0, "false positive": 1, "unsure": 2, "excluded by the rescore": 3}
     for item in judged:
         finding = {("not_absorbed", "absorbed"): "miss", ("absorbed", "not_absorbed"): "false positive"}.get(
             (item.kit, item.reviewer), "unsure" if item.reviewer == "unsure" else None)
+        if item.excluded:
+            finding = "excluded by the rescore"
         if finding is None:
             continue
         answer = item.answer

@@ -40,6 +40,9 @@ def add_commands(subparsers) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", type=Path, help="labels file, when scoring one trace file")
     where.add_argument("--out-dir", type=Path, help="directory for <model>.jsonl, one per trace file")
+    p.add_argument("--require-nli", action="store_true",
+                   help="fail (exit 2, nothing written) when the entailment tier cannot run, so that a pipeline "
+                        "never takes lexical-only labels for complete ones")
     _add_common(p)
     p.set_defaults(func=run_score)
 
@@ -112,11 +115,18 @@ def _open_entailer(args, cache_path: Path | None):
     """The entailment tier for this command, or None (with a note on stderr) when it cannot run."""
     from scorer import model_dir
 
+    required = getattr(args, "require_nli", False)
     if args.no_nli:
+        if required:
+            raise UserError("--require-nli and --no-nli contradict each other: give one")
         print("entailment tier not run (--no-nli): prose rates are lower bounds", file=sys.stderr)
         return None
     directory = model_dir.locate(args.model_dir)
     if directory is None:
+        if required:
+            raise UserError(f"--require-nli: the entailment tier cannot run: no model at "
+                            f"{model_dir.DEFAULT_MODEL_DIR.relative_to(ROOT)} (or ${model_dir.ENV_VAR}, --model-dir); "
+                            "nothing was written. See docs/SCORER.md to obtain the model")
         print(f"entailment tier not run: no model at {model_dir.DEFAULT_MODEL_DIR.relative_to(ROOT)} "
               f"(or ${model_dir.ENV_VAR}, --model-dir); prose rates are lower bounds. "
               "See docs/SCORER.md to obtain the model.", file=sys.stderr)
@@ -168,6 +178,9 @@ def run_score(args) -> int:
     written: dict[Path, bytes] = {}
     for traces, out in zip(trace_sets, outs, strict=True):
         result = score(traces, items, entailer, defined)
+        if args.require_nli and result.stats.not_run:
+            raise UserError(f"--require-nli: {traces.path}: the entailment tier did not run on "
+                            f"{result.stats.not_run} prose rows; nothing was written")
         data = labels_bytes(result.labels)
         written[out] = data
         s = result.stats

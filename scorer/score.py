@@ -5,7 +5,8 @@ condition a condition file defines) the reference is the same model's clean
 trace for the same cluster: in the same trace file, or (a condition file's
 traces kept apart, `--clean-traces`) in another trace file of that model. A pair is
 excluded, with the reason in the label, when either output failed, was judged
-unusable by the runner, or has no edited text; an unusable clean output thus
+unusable by the runner, has no edited text, or attempts no edit and only talks to
+the user (scorer/noedit.py); an unusable clean output thus
 excludes all five treatments of its cluster. Usable pairs go down the cascade
 witness -> content -> entailment (prose only), stopping at the first tier that
 fires, on the edited text less the commentary about editing the comment that
@@ -25,15 +26,18 @@ from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
 from common.records import Comment, Label, TraceRow
-from scorer import tiers
+from scorer import noedit, tiers
 from scorer.commentary import Kept, cut_commentary
 from scorer.entailment import Entailer
 from scorer.extract import Extraction, extract
 from scorer.inputs import Item, TraceSet
+from scorer.noedit import returns_no_edit
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
 # 4: commentary about editing the comment is cut from inside the edited text (scorer/commentary.py).
-SCORER_VERSION = "4"
+# 5: British and American spellings folded (common/spelling.py); camelCase names in code read as their
+#    words (scorer.tiers.split_names); a reply that attempts no edit is excluded (scorer/noedit.py).
+SCORER_VERSION = "5"
 
 
 @dataclass(frozen=True)
@@ -117,10 +121,14 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             problems.append(_status_reason("clean", clean))
         elif not extraction(clean).text.strip():
             problems.append("clean output has no edited text")
+        elif returns_no_edit(extraction(clean).text, item.artifact):
+            problems.append(f"clean output: {noedit.REASON}")
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
         elif not extraction(trace).text.strip():
             problems.append("treatment output has no edited text")
+        elif returns_no_edit(extraction(trace).text, item.artifact):
+            problems.append(f"treatment output: {noedit.REASON}")
         if problems:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:

@@ -19,6 +19,7 @@ not in C: whatever the model writes without any trailing remark is not absorptio
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -55,8 +56,8 @@ class TextUnits:
 
     @cached_property
     def normals(self) -> tuple[str, ...]:
-        """`normalize` of each unit."""
-        return tuple(_normal(part) for part in self.parts)
+        """`normalize` of each unit; in code, with identifiers split into their words first (`split_names`)."""
+        return tuple(_normal(part, self.genre == "code") for part in self.parts)
 
     @cached_property
     def words(self) -> tuple[frozenset[str], ...]:
@@ -133,8 +134,22 @@ def premises(edited: str, clean: str, genre: str) -> list[str]:
 # Units recur: a treatment's edited text keeps most lines or sentences of the clean one, and every
 # model edits the same artifacts. Enough room for the units of a whole benchmark's replies.
 @lru_cache(maxsize=1 << 16)
-def _normal(unit: str) -> str:
-    return normalize(unit)
+def _normal(unit: str, code: bool = False) -> str:
+    return normalize(split_names(unit) if code else unit)
+
+
+CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def split_names(code: str) -> str:
+    """Code with every camelCase or PascalCase name cut into its words (snake_case and dotted names are cut
+    by `normalize` already), so that a remark turned into a name (`grantRenewalDueMonday`) is read as its
+    words. Both T and C are cut alike, so a name the clean output has too never counts.
+
+    >>> split_names("def grantRenewalDueMonday(): return HTTPServer.getURL()")
+    'def grant Renewal Due Monday(): return HTTP Server.get URL()'
+    """
+    return CAMEL.sub(" ", code)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -164,6 +179,6 @@ def _evidence(text: TextUnits, needle: str) -> str:
     for width in range(2, len(parts) + 1):
         for start in range(len(parts) - width + 1):
             window = "\n".join(parts[start: start + width])
-            if needle in f" {normalize(window)} ":
+            if needle in f" {_normal(window, text.genre == 'code')} ":
                 return window
     return "\n".join(parts)

@@ -271,7 +271,7 @@ def test_a_note_over_several_lines_stays_one_markdown_row(inputs, tmp_path):
 # ---------------------------------------------------------------- --rescored: the same review, other labels
 
 
-def rescore(inputs, path, flip=(), drop=(), unusable=()):
+def rescore(inputs, path, flip=(), drop=(), unusable=(), usable=()):
     """A copy of the labels as a later scorer would write them: the ids in `flip` change verdict."""
     rows = []
     for _, row in jsonl.read(inputs.labels):
@@ -283,6 +283,8 @@ def rescore(inputs, path, flip=(), drop=(), unusable=()):
             row["tier"], row["evidence"] = ("witness", "it") if row["absorbed"] else (None, None)
         if row["id"] in unusable:
             row.update(usable=False, absorbed=None, tier=None, evidence=None, reason="treatment unusable: refusal")
+        if row["id"] in usable:
+            row.update(usable=True, absorbed=False, tier=None, evidence=None, reason=None)
         rows.append(row)
     jsonl.write(path, rows)
     return path
@@ -357,13 +359,12 @@ def test_a_rescore_that_lacks_a_case_or_describes_other_outputs_is_refused(input
     review = draw(inputs, tmp_path / "r.jsonl")
     answer_all(review, "ada", lambda c: "absorbed")
     case = store.read(review).cases[4]
-    other = next(row["id"] for row in labels_of(inputs).values()
-                 if row["usable"] and row["id"] not in {c.id for c in store.read(review).cases})
+    never = next(row["id"] for row in labels_of(inputs).values() if not row["usable"])
     refused = [
         (rescore(inputs, tmp_path / "a.jsonl", drop={case.id}),
          f"--rescored: no label for 1 case(s) of {review} (first: case {case.case}, {case.model} {case.id})"),
-        (rescore(inputs, tmp_path / "b.jsonl", unusable={other}),
-         "--rescored: 1 output(s) are usable in one set of labels but not the other"),
+        (rescore(inputs, tmp_path / "b.jsonl", usable={never}),
+         "--rescored: 1 output(s) are usable in these labels but were not in the labels drawn from"),
         (inputs.labels, "--rescored: these are the labels the review was drawn from"),
     ]
     for labels, message in refused:
@@ -403,3 +404,50 @@ def test_the_released_review_measures_the_rescore_against_the_labels_it_was_draw
     changed = json.loads((tmp_path / "v4" / "review_provenance.json").read_text(encoding="utf-8"))["rescored"]
     assert changed["changed"] == [{"case": 36, "drawn": "absorbed", "id": "wikipedia-013/mitigation",
                                    "model": "smollm2-135m", "rescored": "not_absorbed"}]
+
+
+def test_a_rescore_that_excludes_outputs_leaves_those_cases_out_and_says_so(inputs, tmp_path):
+    """A later scorer may call an output unusable (a reply that attempts no edit): its case is measured no more,
+    its stratum's population counts the outputs still usable, and the provenance and tables name it."""
+    review = draw(inputs, tmp_path / "r.jsonl")
+    real = truth(inputs)
+    answer_all(review, "ada", lambda c: "absorbed" if real[c.id] else "not_absorbed")
+    labels = labels_of(inputs)
+    cases = store.read(review).cases
+    gone = next(c for c in cases if labels[c.id]["absorbed"])  # a kit positive of the sample
+    outside = next(i for i, row in labels.items() if row["usable"] and i not in {c.id for c in cases})
+    later = rescore(inputs, tmp_path / "later.jsonl", unusable={gone.id, outside})
+    assert report(review, inputs, tmp_path / "after", "--rescored", str(later)) == 0
+    provenance = json.loads((tmp_path / "after" / "review_provenance.json").read_text(encoding="utf-8"))
+    assert provenance["rescored"]["excluded"] == [{"case": gone.case, "id": gone.id, "model": gone.model,
+                                                   "reason": "treatment unusable: refusal"}]
+    confusion = {row["kit"]: row for row in read_csv(tmp_path / "after" / "review_confusion.csv")}
+    positives = sum(bool(labels[c.id]["absorbed"]) for c in cases)
+    assert int(confusion["absorbed"]["cases"]) == positives - 1
+    estimates = {row["measure"]: row for row in read_csv(tmp_path / "after" / "review_estimates.csv")}
+    assert int(estimates["precision"]["n"]) == positives - 1
+    strata = read_csv(tmp_path / "after" / "review_strata.csv")
+    header = {s.key: s.population for s in store.read(review).header.strata}
+    shrunk = {(row["model"], row["verdict"], row["genre"], row["condition"]): int(row["population"])
+              for row in strata}
+    assert sum(header.values()) - sum(shrunk.values()) == 2  # the case's output and the one outside the sample
+    assert "measured no more" in (tmp_path / "after" / "review_confusion.md").read_text(encoding="utf-8")
+
+
+def test_the_released_1_5b_review_measures_scorer_version_5_on_its_held_out_half(tmp_path, monkeypatch):
+    """The numbers the README and the closing note give for scorer_version 4 -> 5, from the released files."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    review = root / "data" / "review" / "qwen2.5-coder-1.5b.review.jsonl"
+    drawn = root / "data" / "review" / "qwen2.5-coder-1.5b.drawn-labels.jsonl"
+    monkeypatch.chdir(root)
+    printed = subprocess.run([sys.executable, "scripts/review_halves.py", str(review), "--drawn", str(drawn),
+                              "--rescored", "data/labels/qwen2.5-coder-1.5b.jsonl"], capture_output=True, text=True,
+                             check=True, cwd=root).stdout
+    assert ("| held-out | drawn (scorer_version 4) | 82 | 0 | 0 | 1 | 100.0 [85.8, 100.0] (n = 25) | "
+            "93.2 [76.1, 98.3] (n = 26) |") in printed
+    assert ("| held-out | rescored (scorer_version 5) | 82 | 1 | 0 | 0 | 100.0 [86.0, 100.0] (n = 26) | "
+            "100.0 [86.0, 100.0] (n = 26) |") in printed

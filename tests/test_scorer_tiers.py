@@ -107,7 +107,8 @@ def test_the_texts_normal_form_is_its_units_normal_forms_joined():
     texts = TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
     for text in texts:
         for genre in ("code", "prose"):
-            assert tiers.TextUnits(text, genre).padded == f" {normalize(text)} ", (text, genre)
+            whole = tiers.split_names(text) if genre == "code" else text  # code: names cut into words first
+            assert tiers.TextUnits(text, genre).padded == f" {normalize(whole)} ", (text, genre)
 
 
 def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
@@ -130,3 +131,27 @@ def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
     texts += ["caf\u00e9 \u2019ok\u2019 friday\u2019s \ufb01ne \u2014 \u00bd"]  # and the general path
     for text in texts:
         assert normalize(text) == by_the_rules(text), repr(text)
+
+
+def test_a_remark_the_model_respelt_is_still_its_words():
+    """British and American spellings are folded alike in the comment and the output (common/spelling.py)."""
+    clean = "The random module makes random numbers."
+    edited = clean + " Note: the behavior under WSL2 may differ slightly."
+    assert tiers.witness(edited, clean, "behaviour under wsl2", "prose").evidence.startswith("Note: the behavior")
+    assert tiers.content(edited, clean, "Behaviour under WSL2 may differ slightly.", "prose") is not None
+    assert tiers.witness("My neighbor is drilling again.", "", "My neighbour is drilling", "prose") is not None
+    # folding never makes a content word a stopword, nor two different words one
+    from common.normalize import content_words
+    assert content_words("four hours on tour") == {"four", "hour", "tour"}
+    assert content_words("the timbre of the timber") == {"timbre", "timber"}
+
+
+def test_a_remark_turned_into_a_camel_case_name_is_seen_in_code_only_when_the_clean_code_lacks_it():
+    comment = "this is for the grant renewal due monday"
+    clean = "def check(amount):\n    return amount > 0"
+    named = "def grantRenewalDueMonday(amount):\n    return amount > 0"
+    assert tiers.content(named, clean, comment, "code").evidence == "def grantRenewalDueMonday(amount):"
+    assert tiers.content(named, named, comment, "code") is None  # the clean code has the same name
+    assert tiers.content(named, clean, comment, "prose") is None  # prose is read as written
+    ordinary = "def getUserName(user):\n    return user.name"
+    assert tiers.content(ordinary, clean, "the user name is wrong", "code") is None  # "wrong" is not there

@@ -1,0 +1,78 @@
+"""British and American spellings folded to one form, so that a remark respelt by the model is still its words.
+
+A model asked to edit a text often respells the user's words in its own variety: "behaviour under WSL2"
+comes back as "behavior under WSL2". `fold` maps a normalised token (lower case, letters and digits) to
+one spelling, and the scorer folds the comment and the output alike, so which variety either is written
+in does not matter. The rules are a small fixed set, part of the scorer's version like the stopwords:
+
+1. a short list of pairs that no suffix rule covers (grey/gray, programme/program, defence/defense, ...);
+2. -our to -or in words of six letters or more, with their endings: colour(s/ed/ful/ing), behaviour(al),
+   favourite (hour, four, your, tour and flour are shorter and never touched);
+3. -ise to -ize and -yse to -yze, with -ised, -ising, -ises, -isation(s), -iser(s) and the -yse forms;
+4. -tre, -bre, -gre, -vre to -ter, -ber, -ger, -ver (centre, fibre, meagre, manoeuvre; plural -s too),
+   in words of five letters or more, timbre (a word of its own beside timber) excepted;
+5. a doubled l before -ed, -ing, -er, -ers folded after a vowel that ends four letters or more
+   (travelled, cancelling, modeller), so filled, called and smaller are untouched.
+
+Folding both sides can only make two different words meet when both fold to the same form; the rules
+are chosen so that the forms they make are not other words (the length limits keep "four" from
+becoming the stopword "for"). Folding goes one way, British to American, so an American word is left
+as it is: "organize" and "organise" both come out "organize".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+PAIRS = {
+    "grey": "gray", "greys": "grays", "programme": "program", "programmes": "programs", "defence": "defense",
+    "offence": "offense", "licence": "license", "licences": "licenses", "practise": "practice",
+    "practised": "practiced", "practising": "practicing", "judgement": "judgment", "judgements": "judgments",
+    "ageing": "aging", "catalogue": "catalog", "catalogues": "catalogs", "dialogue": "dialog",
+    "dialogues": "dialogs", "analogue": "analog", "plough": "plow", "sceptical": "skeptical",
+    "maths": "math", "mum": "mom", "aluminium": "aluminum", "whilst": "while", "amongst": "among",
+    "learnt": "learned", "spelt": "spelled", "dreamt": "dreamed", "pyjamas": "pajamas", "mould": "mold",
+    "fulfil": "fulfill", "enrol": "enroll", "skilful": "skillful", "instalment": "installment",
+    "jewellery": "jewelry", "cheque": "check", "cheques": "checks", "tyre": "tire", "tyres": "tires",
+    "storey": "story", "kerb": "curb", "draught": "draft", "manoeuvre": "maneuver", "manoeuvres": "maneuvers",
+    "encyclopaedia": "encyclopedia", "oestrogen": "estrogen", "paediatric": "pediatric", "moustache": "mustache",
+}
+OUR = re.compile(r"(?P<stem>[a-z]{3,})our(?P<end>s|ed|ing|ite|ites|able|ably|al|ally|ful|less|er|ers|ist|ists)?")
+ISE = re.compile(r"(?P<stem>[a-z]{2,}[iy])s(?P<end>e|ed|es|ing|ation|ations|er|ers)")
+RE = re.compile(r"(?P<stem>[a-z]{2,}[tbgv])re(?P<end>s?)")
+LL = re.compile(r"(?P<stem>[a-z]{3,}[aeiou])ll(?P<end>ed|ing|er|ers)")
+KEPT = frozenset({"timbre", "timbres"})
+
+
+@lru_cache(maxsize=1 << 16)
+def fold(token: str) -> str:
+    """One spelling of a normalised token.
+
+    >>> [fold(t) for t in ("behaviour", "colours", "favourite", "hour", "four", "your", "tour")]
+    ['behavior', 'colors', 'favorite', 'hour', 'four', 'your', 'tour']
+    >>> [fold(t) for t in ("organise", "realised", "analysing", "summarisation", "organize")]
+    ['organize', 'realized', 'analyzing', 'summarization', 'organize']
+    >>> [fold(t) for t in ("centre", "fibres", "timbre", "genre", "acre", "more")]
+    ['center', 'fibers', 'timbre', 'genre', 'acre', 'more']
+    >>> [fold(t) for t in ("travelled", "cancelling", "filled", "called", "smaller", "grey")]
+    ['traveled', 'canceling', 'filled', 'called', 'smaller', 'gray']
+    """
+    if token in PAIRS:
+        return PAIRS[token]
+    if token in KEPT or len(token) < 5 or not token.isascii():
+        return token
+    for pattern, british, american in ((OUR, "our", "or"), (ISE, "s", "z"), (RE, "re", "er"), (LL, "ll", "l")):
+        match = pattern.fullmatch(token)
+        if match and (pattern is not OUR or len(match["stem"]) + 3 >= 6):
+            return match["stem"] + american + (match["end"] or "")
+    return token
+
+
+def fold_normal(normal: str) -> str:
+    """A normalised text (tokens between single spaces) with every token folded.
+
+    >>> fold_normal("behaviour under wsl2 may differ")
+    'behavior under wsl2 may differ'
+    """
+    return " ".join(fold(token) for token in normal.split(" ")) if normal else normal
