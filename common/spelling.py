@@ -62,7 +62,7 @@ def fold(token: str) -> str:
         return PAIRS[token]
     if token in KEPT or len(token) < 5 or not token.isascii():
         return token
-    for pattern, british, american in ((OUR, "our", "or"), (ISE, "s", "z"), (RE, "re", "er"), (LL, "ll", "l")):
+    for pattern, american in ((OUR, "or"), (ISE, "z"), (RE, "er"), (LL, "l")):
         match = pattern.fullmatch(token)
         if match and (pattern is not OUR or len(match["stem"]) + 3 >= 6):
             return match["stem"] + american + (match["end"] or "")

@@ -45,7 +45,8 @@ def measures(judged, counts, half: str, seed: int) -> dict:
     return {"cases": len(mine), "excluded": sum(item.excluded for item in mine),
             "false_positives": sum(item.definite and item.kit == "absorbed" and item.reviewer == "not_absorbed"
                                    for item in mine),
-            "misses": sum(item.definite and item.kit == "not_absorbed" and item.reviewer == "absorbed" for item in mine),
+            "misses": sum(item.definite and item.kit == "not_absorbed" and item.reviewer == "absorbed"
+                          for item in mine),
             "precision": estimate.precision(units), "recall": estimate.recall(units)}
 
 
@@ -66,7 +67,8 @@ def main() -> int:
     runs = [("drawn", unblind(review, [args.drawn]))]
     if args.rescored:
         runs.append(("rescored", unblind(review, [args.drawn], [args.rescored])))
-    print("| half | labels | cases | excluded | false positives | misses | precision [95% CI] | weighted recall [95% CI] |")
+    print("| half | labels | cases | excluded | false positives | misses | precision [95% CI] | "
+          "weighted recall [95% CI] |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for half in HALVES:
         for name, (judged, counts, rescore) in runs:
