@@ -77,8 +77,8 @@ def add_commands(subparsers) -> None:
                         help="with --batch: cancel this trace's open batches at the provider (what they finished is "
                              "still written), submitting nothing new")
     parser.add_argument("--batch-poll", metavar="SECONDS", type=positive_float,
-                        help="with --batch: seconds before the first status check, growing by half each time up to "
-                             "5 minutes (default 10)")
+                        help="with --batch: seconds between the first status checks, growing by half each time "
+                             "up to 5 minutes (default 10)")
     parser.add_argument("--move-torn", action="store_true",
                         help="if the trace ends in a torn line (a crash mid-write), move it to "
                              "OUT.torn-<time> and continue")
@@ -91,6 +91,7 @@ def estimated(config, requests, args):
 
     from common.errors import UserError
     from common.traces import scan, torn_message
+    from runner.batch.journal import in_flight
     from runner.estimate import estimate, released_completions
     from runner.prices import load_prices
     from runner.run import plan
@@ -102,6 +103,8 @@ def estimated(config, requests, args):
             raise UserError(torn_message(Path(args.out), trace.torn))
         todo, skipped = plan(config, requests, trace, retry_unusable=args.retry_unusable,
                              retry_failed=args.retry_failed)
+        at_provider = in_flight(args.out)  # in a batch still open: paid for already, not sent again
+        todo = [request for request in todo if request.id not in at_provider]
     price = load_prices(args.prices).get(config.name)
     return estimate(todo, skipped=skipped, max_tokens=config.max_tokens, price=price,
                     completions=released_completions(), batch=args.batch)
@@ -114,6 +117,8 @@ def run_command(args) -> int:
     from runner.config import load_config
     from runner.run import dry_run, run
 
+    if (args.batch_cancel or args.batch_poll is not None) and not args.batch:
+        raise UserError("--batch-cancel and --batch-poll go with --batch")
     config = load_config(args.config)
     defined = conditions.load(args.conditions)
     filters = {"conditions": args.only, "sources": args.sources, "limit": args.clusters, "defined": defined}
@@ -145,8 +150,6 @@ def run_command(args) -> int:
         return 0
     if not args.out:
         raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
-    if (args.batch_cancel or args.batch_poll is not None) and not args.batch:
-        raise UserError("--batch-cancel and --batch-poll go with --batch")
     if args.batch:
         from runner.batch.run import PollPolicy, run_batch
 
@@ -160,6 +163,9 @@ def run_command(args) -> int:
     print(f"run: wrote {summary.asked} rows to {args.out} (ok {counts.get('ok', 0)}, unusable "
           f"{counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",
           file=sys.stderr)
+    if summary.stopped and args.batch:
+        print(f"run: {summary.stopped}; rerun the same command to ask those requests again", file=sys.stderr)
+        return 1
     if summary.stopped:
         raise UserError(f"run stopped early, the other requests would fail the same way: {summary.stopped}; "
                         "fix it, then rerun with --retry-failed")

@@ -40,6 +40,8 @@ from common.traces import TraceFile, scan, torn_message
 from runner import RUNNER_VERSION, providers, traces
 from runner.apikey import REDACTED, leaks, read_api_key, redact, redact_value
 from runner.ask import Outcome, ask, reply_reason, sanitize
+from runner.batch import journal as batch_journal
+from runner.batch.journal import in_flight
 from runner.config import ModelConfig
 from runner.pacing import Pacer
 from runner.pending import PendingWaits, Wait, utc
@@ -262,6 +264,11 @@ def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_
     with traces.TraceWriter(out) as writer:
         trace, moved = prepare_trace(out, move_torn=move_torn, log=log)
         todo, skipped = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
+        at_provider = in_flight(out) & {request.id for request in todo}
+        if at_provider:
+            raise UserError(f"{out}: {len(at_provider):,} of these requests are in a batch still open at the provider "
+                            f"({batch_journal.path_for(out)}); run with --batch to collect it, or --batch "
+                            "--batch-cancel to cancel it, before asking them here")
         if skipped:
             log.write(f"run: {skipped} of {len(requests)} requests already have a final row in {out}; skipped\n")
         counts, stopped = Counter(), None
@@ -400,6 +407,8 @@ def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None
         if trace.torn:
             raise UserError(torn_message(Path(out), trace.torn))
         todo, _ = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
+        at_provider = in_flight(out)
+        todo = [request for request in todo if request.id not in at_provider]  # in an open batch: not sent again
     provider = providers.get(config.provider)
     for request in todo:
         url, headers, body = provider.build_request(config, request.message)

@@ -81,7 +81,7 @@ def collected_by_batch(row: TraceRow) -> bool:
     >>> collected_by_batch(trace_row("humaneval-001", "clean", "x"))
     False
     """
-    return bool(row.request.get("batch"))
+    return row.request.get("batch") is True
 
 
 def tally_rows(rows: list[TraceRow]) -> dict[tuple[str, str], Tally]:
@@ -106,7 +106,7 @@ def tally_rows(rows: list[TraceRow]) -> dict[tuple[str, str], Tally]:
             for earlier in row.previous:  # asked before, and paid for when it got a reply (each at its own price)
                 asked = earlier.get("request") if isinstance(earlier.get("request"), dict) else {}
                 tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []),
-                          batch=bool(asked.get("batch")), replied=earlier.get("status") != "failed")
+                          batch=asked.get("batch") is True, replied=earlier.get("status") != "failed")
     return totals
 
 

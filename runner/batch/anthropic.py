@@ -14,8 +14,9 @@ batches listed (`GET /messages/batches`, newest first): created no earlier than 
 the journal. One such batch is adopted; none means the creation never arrived (the ids are asked
 again); more than one (another run's batches of the same size, created in the same minutes) is
 refused in one line that names them, since adopting the wrong one would miss this run's results.
-An adopted batch's results are still matched by `custom_id`: a result for an id this submission
-does not hold is never written.
+An adopted batch's results are still matched by `custom_id`, whose tag names the submission
+(runner.batch.ids): a batch whose results carry another tag (another run's, of the same size) is
+abandoned when it ends, none of its results written, and the ids are asked again.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from runner.batch import Result, Status
 from runner.batch.client import identifier
@@ -35,7 +37,8 @@ if TYPE_CHECKING:
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 250_000_000  # the limit is 256 MB
-FIND_WINDOW_S = 600
+FIND_WINDOW_S = 600  # clock skew allowed; a wrong adoption is caught by the custom_ids' tag (runner.batch.ids)
+MAX_PAGES = 100
 COUNTS = ("processing", "succeeded", "errored", "canceled", "expired")
 RESULTS = {"succeeded", "errored", "canceled", "expired"}
 
@@ -46,7 +49,7 @@ def envelope(custom_id: str, body: dict) -> dict:
 
 def create(client: BatchClient, config: ModelConfig, requests: list[dict], submission: Submission,
            note: Callable[..., None]) -> str:
-    batch = client.json("POST", client.url("/messages/batches"), body={"requests": requests})
+    batch = client.json("POST", client.url("/messages/batches"), body={"requests": requests}, once=True)
     return identifier(batch.get("id"), "batch id")
 
 
@@ -64,9 +67,10 @@ def _counts(batch: dict) -> dict[str, int]:
 
 
 def find(client: BatchClient, submission: Submission) -> list[str]:
-    found, after = [], None
-    while True:
-        page = client.json("GET", client.url("/messages/batches?limit=100" + (f"&after_id={after}" if after else "")))
+    found, after, seen = [], None, set()
+    for _ in range(MAX_PAGES):
+        query = {"limit": 100, **({"after_id": after} if after else {})}
+        page = client.json("GET", client.url("/messages/batches?" + urlencode(query)))
         batches = [batch for batch in page.get("data") or [] if isinstance(batch, dict)]
         oldest = None
         for batch in batches:
@@ -76,10 +80,12 @@ def find(client: BatchClient, submission: Submission) -> list[str]:
             oldest = created if oldest is None else min(oldest, created)
             if created >= submission.since - FIND_WINDOW_S and sum(_counts(batch).values()) == len(submission.ids):
                 found.append(identifier(batch.get("id"), "batch id"))
+        after = page.get("last_id") or (batches[-1].get("id") if batches else None)
         if (oldest is not None and oldest < submission.since - FIND_WINDOW_S) or not page.get("has_more") or \
-                not batches:
+                not isinstance(after, str) or after in seen:
             return found
-        after = identifier(page.get("last_id") or batches[-1].get("id"), "batch id")
+        seen.add(after)
+    return found
 
 
 def status(client: BatchClient, batch_id: str) -> Status:
@@ -111,7 +117,7 @@ def _result(raw: bytes, where: str) -> Result:
     kind = result.get("type")
     if kind == "succeeded":
         return Result(line["custom_id"], "succeeded", 200,
-                      json.dumps(result.get("message"), ensure_ascii=False).encode("utf-8"), None)
+                      json.dumps(result.get("message"), ensure_ascii=True).encode("ascii"), None)
     if kind == "errored":
         error = result.get("error") if isinstance(result.get("error"), dict) else {}
         inner = error.get("error") if isinstance(error.get("error"), dict) else error

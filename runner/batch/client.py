@@ -39,15 +39,24 @@ def identifier(value, what: str) -> str:
 
     >>> identifier("batch_abc123", "batch id"), identifier("batches/x1", "batch name")
     ('batch_abc123', 'batches/x1')
-    >>> identifier("../admin", "batch id")
+    >>> identifier("../admin", "batch id")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    runner.batch.client.BatchAPIError: the provider's answer holds no usable batch id (got '../admin')
+    runner.batch.client.BatchAPIError: the provider's answer holds no usable batch id (got a string of 8 characters, ...
     """
     if not isinstance(value, str) or not IDENTIFIER.fullmatch(value) or ".." in value:
-        text = repr(value)
-        text = text if len(text) <= 80 else text[:80] + "…"
-        raise BatchAPIError(f"the provider's answer holds no usable {what} (got {text})")
+        got = f"a string of {len(value)} characters" if isinstance(value, str) else type(value).__name__
+        raise BatchAPIError(f"the provider's answer holds no usable {what} (got {got}, not quoted: it could be "
+                            "anything)")
     return value
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text, api_key: str | None, limit: int = 300) -> str:
+    """A provider's text made fit for the terminal: the key redacted, control characters shown as "?", cut."""
+    text = CONTROL.sub("?", redact(str(text), api_key))
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def origin(url: str) -> tuple[str, str, int]:
@@ -91,9 +100,9 @@ class BatchClient:
         return url
 
     def json(self, method: str, url: str, *, body: dict | None = None, data: bytes | None = None,
-             content_type: str | None = None) -> dict:
-        """The JSON object a call returns."""
-        raw = self.call(method, url, body=body, data=data, content_type=content_type)
+             content_type: str | None = None, once: bool = False) -> dict:
+        """The JSON object a call returns (`once`: see `call`)."""
+        raw = self.call(method, url, body=body, data=data, content_type=content_type, once=once)
         try:
             value = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -103,8 +112,9 @@ class BatchClient:
         return value
 
     def call(self, method: str, url: str, *, body: dict | None = None, data: bytes | None = None,
-             content_type: str | None = None) -> bytes:
-        """The body of a 2xx answer, after the retries a transient failure is given."""
+             content_type: str | None = None, once: bool = False) -> bytes:
+        """The body of a 2xx answer, after the retries a transient failure is given; with `once` (a call that
+        creates something: a batch made and its answer lost must not be made again), none."""
         import requests
 
         self.check_url(url, "the URL")
@@ -114,7 +124,8 @@ class BatchClient:
         if content_type:
             headers["Content-Type"] = content_type
         last = ""
-        for number in range(self.policy.max_retries + 1):
+        attempts = 1 if once else self.policy.max_retries + 1
+        for number in range(attempts):
             retry_after = None
             try:
                 with self.session.request(method, url, headers=headers, data=data, stream=True,
@@ -130,11 +141,13 @@ class BatchClient:
                 last = f"HTTP {status}: {self._snippet(raw)}"
                 if not is_retryable_status(status):
                     raise BatchAPIError(f"{method} {self._path(url)}: {last}", status)
-            if number < self.policy.max_retries:
+            if number < attempts - 1:
                 wait = retry_wait_s(self.policy, number + 1, parse_retry_after(retry_after, time.time()), url)
                 self.sleep(wait)
-        raise BatchAPIError(f"{method} {self._path(url)}: gave up after {self.policy.max_retries + 1} attempts; "
-                            f"last: {last}")
+        if once:
+            raise BatchAPIError(f"{method} {self._path(url)}: no answer ({last}); not tried again, since the provider "
+                                "may have acted on it: the next run looks for what it made")
+        raise BatchAPIError(f"{method} {self._path(url)}: gave up after {attempts} attempts; last: {last}")
 
     def _read(self, response, method: str, url: str) -> bytes:
         chunks, size = [], 0

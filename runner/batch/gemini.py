@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from runner.batch import Result, Status
 from runner.batch.client import identifier
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 MAX_REQUESTS = 100_000
 MAX_BYTES = 19_000_000  # inlined requests: 20 MB per batch
 PREFIX = "BATCH_STATE_"
+MAX_PAGES = 100
 ENDED = {"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"}
 
 
@@ -41,7 +43,7 @@ def create(client: BatchClient, config: ModelConfig, requests: list[dict], submi
            note: Callable[..., None]) -> str:
     model = config.model if config.model.startswith("models/") else f"models/{config.model}"
     operation = client.json("POST", client.url(f"/{model}:batchGenerateContent"), body={"batch": {
-        "display_name": submission.token, "input_config": {"requests": {"requests": requests}}}})
+        "display_name": submission.token, "input_config": {"requests": {"requests": requests}}}}, once=True)
     return identifier(operation.get("name"), "batch name")
 
 
@@ -52,9 +54,10 @@ def _batch(operation: dict) -> dict:
 
 
 def find(client: BatchClient, submission: Submission) -> list[str]:
-    found, token = [], None
-    while True:
-        page = client.json("GET", client.url("/batches?pageSize=100" + (f"&pageToken={token}" if token else "")))
+    found, token, seen = [], None, set()
+    for _ in range(MAX_PAGES):
+        query = {"pageSize": 100, **({"pageToken": token} if token else {})}
+        page = client.json("GET", client.url("/batches?" + urlencode(query)))
         for operation in page.get("operations") or page.get("batches") or []:
             if not isinstance(operation, dict):
                 continue
@@ -62,9 +65,10 @@ def find(client: BatchClient, submission: Submission) -> list[str]:
             if submission.token in (batch.get("displayName"), batch.get("display_name")):
                 found.append(identifier(operation.get("name") or batch.get("name"), "batch name"))
         token = page.get("nextPageToken")
-        if found or not isinstance(token, str) or not token:
+        if found or not isinstance(token, str) or not token or token in seen:
             return found
-        token = identifier(token, "page token")
+        seen.add(token)  # an opaque string: sent URL-encoded, never put into a path
+    return found
 
 
 def _stats(batch: dict) -> dict[str, int]:
@@ -120,7 +124,7 @@ def results(client: BatchClient, status: Status) -> Iterator[Result]:
         if not isinstance(key, str):
             yield Result("", "errored", None, None, f"{where}: no metadata.key")
         elif isinstance(item.get("response"), dict):
-            yield Result(key, "succeeded", 200, json.dumps(item["response"], ensure_ascii=False).encode("utf-8"),
+            yield Result(key, "succeeded", 200, json.dumps(item["response"], ensure_ascii=True).encode("ascii"),
                          None)
         else:
             error = item.get("error") if isinstance(item.get("error"), dict) else {}

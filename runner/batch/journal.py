@@ -13,11 +13,16 @@ the step it announces:
                 askable again
 
 A submission is open from `submitting` until `collected` or `abandoned`; its ids are in flight and
-are never submitted again while it is. The token names the submission at the provider (OpenAI
-batch `metadata`, Gemini's display name) so that a batch created just before a kill is found again;
+are never submitted again while it is (nor asked by a synchronous run on the same trace). The
+`submitting` line also records what was sent (`request`: the provider, model and parameters; and
+`requests_sha256` over each id's message and benchmark checksums), so that rows collected later
+cannot claim a config or a message other than the one the batch ran. The token names the submission
+at the provider (OpenAI batch `metadata`, Gemini's display name) so that a batch created just before
+a kill is found again;
 Anthropic batches carry no such field, see `runner.batch.anthropic`. A torn last line (a kill
-mid-write) is ignored: the step it announced had not started. Only the runner holding the trace's
-lock reads or writes the journal, and every line is redacted of the key like a trace row.
+mid-write) is ignored, and cut off before the next line is appended: the step it announced had not
+started. Only the runner holding the trace's lock writes the journal, and every line is redacted of
+the key like a trace row.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from pathlib import Path
 from common import files, jsonl
 from common.errors import UserError
 from runner.apikey import leaks, redact_value
+from runner.batch.client import BatchAPIError, identifier
 from runner.pending import utc
 
 SUFFIX = ".batches"
@@ -47,6 +53,8 @@ class Submission:
     model: str
     ids: tuple[str, ...]
     since: float  # Unix time just before it was sent: a batch found again was created after it
+    request: dict = field(default_factory=dict)  # provider, model and parameters sent (runner.run.FINGERPRINT)
+    requests_sha256: str = ""  # over (id, message_sha256, benchmark_sha256) of every id, in order
     file_id: str | None = None
     batch_id: str | None = None
     created_at: str | None = None  # UTC, when the provider answered (or the batch was found again)
@@ -58,10 +66,22 @@ class Submission:
     def open(self) -> bool:
         return self.ended is None
 
+    @property
+    def tag(self) -> str:
+        """The 8 hex digits every custom_id of the submission starts with (runner.batch.ids)."""
+        return self.token[-8:]
+
 
 def path_for(out: str | Path) -> Path:
     out = Path(out)
     return out.with_name(out.name + SUFFIX)
+
+
+def in_flight(out: str | Path) -> set[str]:
+    """The ids of the open submissions journaled beside trace `out` (none without a journal), for the runs
+    that must not ask them again: a synchronous run, a dry run, an estimate."""
+    path = path_for(out)
+    return Journal(out, None, repair=False).in_flight() if path.exists() else set()
 
 
 def new_token() -> str:
@@ -72,12 +92,26 @@ def new_token() -> str:
 class Journal:
     """The journal beside trace `out`, read once when opened, then appended to."""
 
-    def __init__(self, out: str | Path, api_key: str | None):
+    def __init__(self, out: str | Path, api_key: str | None, *, repair: bool = True):
         self.path = path_for(out)
         self.api_key = api_key
         self.submissions: dict[str, Submission] = {}
         for number, event in self._events():
             self._apply(event, number)
+        if repair:
+            self._cut_torn_tail()
+
+    def _cut_torn_tail(self) -> None:
+        """Cut a torn last line (a kill mid-write), so that the next event starts a line of its own."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        if data and not data.endswith(b"\n"):
+            with open(self.path, "r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
+                f.flush()
+                os.fsync(f.fileno())
 
     def _events(self):
         try:
@@ -100,26 +134,34 @@ class Journal:
 
     def _apply(self, event: dict, number: int) -> None:
         kind, token = event["event"], event["submission"]
+        where = f"{self.path}:{number}"
         if kind == "submitting":
-            ids = event.get("ids")
+            ids, since = event.get("ids"), event.get("since")
             if not isinstance(ids, list) or not all(isinstance(item, str) for item in ids):
-                raise UserError(f"{self.path}:{number}: a 'submitting' event needs its list of ids")
+                raise UserError(f"{where}: a 'submitting' event needs its list of ids")
+            if isinstance(since, bool) or not isinstance(since, int | float):
+                raise UserError(f"{where}: a 'submitting' event needs 'since', a Unix time")
+            request = event.get("request") if isinstance(event.get("request"), dict) else {}
             self.submissions[token] = Submission(token=token, provider=str(event.get("provider")),
-                                                 model=str(event.get("model")), ids=tuple(ids),
-                                                 since=float(event.get("since", 0)))
+                                                 model=str(event.get("model")), ids=tuple(ids), since=float(since),
+                                                 request=request, requests_sha256=str(event.get("requests_sha256")))
             return
         submission = self.submissions.get(token)
         if submission is None:
-            raise UserError(f"{self.path}:{number}: event {kind!r} for submission {token!r}, which was never "
+            raise UserError(f"{where}: event {kind!r} for submission {token!r}, which was never "
                             "journaled as submitting")
-        if kind == "uploaded":
-            submission.file_id = event.get("file_id")
-        elif kind == "created":
-            submission.batch_id, submission.created_at = event.get("batch_id"), event.get("at")
-            if event.get("recovered"):
-                submission.notes.append("found again after a kill")
-        else:
-            submission.ended, submission.reason = kind, event.get("reason")
+        try:
+            if kind == "uploaded":
+                submission.file_id = identifier(event.get("file_id"), "file id")
+            elif kind == "created":
+                submission.batch_id = identifier(event.get("batch_id"), "batch id")
+                submission.created_at = event.get("at")
+                if event.get("recovered"):
+                    submission.notes.append("found again after a kill")
+            else:
+                submission.ended, submission.reason = kind, event.get("reason")
+        except BatchAPIError as exc:
+            raise UserError(f"{where}: {exc}") from None
 
     def open_submissions(self) -> list[Submission]:
         return [submission for submission in self.submissions.values() if submission.open]
@@ -133,7 +175,8 @@ class Journal:
         event = {"event": kind, "submission": submission.token, "at": utc(time.time()), **fields}
         if kind == "submitting":
             event.update(provider=submission.provider, model=submission.model, ids=list(submission.ids),
-                         since=submission.since)
+                         since=submission.since, request=submission.request,
+                         requests_sha256=submission.requests_sha256)
         line = jsonl.dumps(redact_value(event, self.api_key))
         if leaks(line, self.api_key):
             raise UserError(f"{self.path}: a {kind} event would spell the API key; nothing was written")

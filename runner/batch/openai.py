@@ -18,6 +18,7 @@ import json
 import secrets
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from runner.batch import Result, Status
 from runner.batch.client import identifier
@@ -32,6 +33,7 @@ MAX_BYTES = 190_000_000  # the file limit is 200 MB; kept clear of it
 ENDPOINT = "/v1/chat/completions"
 ENDED = {"completed", "failed", "expired", "cancelled"}
 FIND_WINDOW_S = 600  # a batch found again was created at most this long before its `since` (clock skew)
+MAX_PAGES = 100  # of 100 batches each, looked through for one lost by a kill
 RESULT_OF_CODE = {"batch_expired": "expired", "batch_cancelled": "canceled"}
 
 
@@ -55,29 +57,32 @@ def create(client: BatchClient, config: ModelConfig, requests: list[dict], submi
     if file_id is None:
         content = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in requests).encode("utf-8")
         data, content_type = _multipart({"purpose": "batch"}, "file", f"{submission.token}.jsonl", content)
-        uploaded = client.json("POST", client.url("/files"), data=data, content_type=content_type)
+        uploaded = client.json("POST", client.url("/files"), data=data, content_type=content_type, once=True)
         file_id = identifier(uploaded.get("id"), "file id")
         note("uploaded", file_id=file_id)
     batch = client.json("POST", client.url("/batches"), body={
         "input_file_id": file_id, "endpoint": ENDPOINT, "completion_window": "24h",
-        "metadata": {"seam_submission": submission.token, "seam_model": config.name[:512]}})
+        "metadata": {"seam_submission": submission.token, "seam_model": config.name[:512]}}, once=True)
     return identifier(batch.get("id"), "batch id")
 
 
 def find(client: BatchClient, submission: Submission) -> list[str]:
-    found, after = [], None
-    while True:
-        page = client.json("GET", client.url("/batches?limit=100" + (f"&after={after}" if after else "")))
+    found, after, seen = [], None, set()
+    for _ in range(MAX_PAGES):
+        query = {"limit": 100, **({"after": after} if after else {})}
+        page = client.json("GET", client.url("/batches?" + urlencode(query)))
         batches = [batch for batch in page.get("data") or [] if isinstance(batch, dict)]
         for batch in batches:
             metadata = batch.get("metadata") if isinstance(batch.get("metadata"), dict) else {}
-            if metadata.get("seam_submission") == submission.token and isinstance(batch.get("id"), str):
-                found.append(batch["id"])
+            if metadata.get("seam_submission") == submission.token:
+                found.append(identifier(batch.get("id"), "batch id"))
         created = [batch.get("created_at") for batch in batches if isinstance(batch.get("created_at"), int | float)]
         older = created and min(created) < submission.since - FIND_WINDOW_S  # newest first: the rest is older
-        if found or older or not page.get("has_more") or not batches:
+        after = batches[-1].get("id") if batches else None
+        if found or older or not page.get("has_more") or not isinstance(after, str) or after in seen:
             return found
-        after = batches[-1].get("id")
+        seen.add(after)
+    return found
 
 
 def status(client: BatchClient, batch_id: str) -> Status:
@@ -125,7 +130,7 @@ def _result(raw: bytes, where: str) -> Result:
                       f"batch error {code}: {error.get('message')}")
     if not isinstance(response, dict) or status_code is None:
         return Result(line["custom_id"], "errored", None, None, f"{where}: neither a response nor an error")
-    body = json.dumps(response.get("body"), ensure_ascii=False).encode("utf-8")
+    body = json.dumps(response.get("body"), ensure_ascii=True).encode("ascii")
     return Result(line["custom_id"], "succeeded" if 200 <= status_code <= 299 else "errored", status_code, body,
                   None)
 

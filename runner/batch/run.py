@@ -25,17 +25,29 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.files import sha256_text
 from common.records import Attempt, Request, TraceRow
 from runner import batch, providers, traces
 from runner.apikey import read_api_key
 from runner.ask import Outcome, judge, reply_reason
 from runner.batch import ids
-from runner.batch.client import BatchAPIError, BatchClient
+from runner.batch.client import BatchAPIError, BatchClient, printable
 from runner.batch.journal import Journal, Submission, new_token
+from runner.batch.progress import Waiting
 from runner.config import ModelConfig
-from runner.progress import format_duration
 from runner.retry import RetryPolicy
-from runner.run import RunSummary, check_key_not_recorded, earlier, named, plan, prepare_trace, trace_line, trace_row
+from runner.run import (
+    FINGERPRINT,
+    RunSummary,
+    check_key_not_recorded,
+    earlier,
+    named,
+    plan,
+    prepare_trace,
+    request_record,
+    trace_line,
+    trace_row,
+)
 from runner.selection import check_unique_ids
 from runner.transport import Exchange, utc_now
 
@@ -49,40 +61,6 @@ class PollPolicy:
     max_s: float = 300.0
 
 
-class Waiting:
-    """The progress line while batches run: done of total, failed, elapsed and ETA."""
-
-    def __init__(self, log, interval_s: float = 10.0):
-        self.log, self.interval_s = log, interval_s
-        self.start = time.monotonic()
-        self.first_done: int | None = None
-        self.last_print: float | None = None
-        self.tty = bool(getattr(log, "isatty", lambda: False)())
-
-    def update(self, states: dict[str, str], done: int, failed: int, total: int, final: bool = False) -> None:
-        now = time.monotonic()
-        elapsed = now - self.start
-        self.first_done = done if self.first_done is None else self.first_done
-        gained = done - self.first_done
-        eta = format_duration((total - done) * elapsed / gained) if gained > 0 and total > done else "?"
-        kinds = ", ".join(f"{batch_id}: {state}" for batch_id, state in list(states.items())[:3])
-        more = f" and {len(states) - 3} more" if len(states) > 3 else ""
-        line = (f"run: batch {kinds}{more} · {done:,}/{total:,} done · failed {failed:,} · "
-                f"{format_duration(elapsed)} elapsed · ETA {eta}")
-        if self.tty:
-            self.log.write("\r\033[K" + line + ("\n" if final else ""))
-        elif final or self.last_print is None or now - self.last_print >= self.interval_s:
-            self.log.write(line + "\n")
-        else:
-            return
-        self.last_print = now
-        self.log.flush()
-
-    def notice(self, text: str) -> None:
-        self.log.write(("\r\033[K" if self.tty else "") + text + "\n")
-        self.log.flush()
-
-
 def client_for(config: ModelConfig, api_key: str | None, session, policy: RetryPolicy | None) -> BatchClient:
     """A client sending the provider's own headers (e.g. anthropic-version) and the key, to base_url only."""
     provider = providers.get(config.provider)
@@ -93,21 +71,33 @@ def client_for(config: ModelConfig, api_key: str | None, session, policy: RetryP
     return BatchClient(session, config.base_url, auth, api_key, timeout_s=config.timeout_s, policy=policy)
 
 
-def chunks(adapter, config: ModelConfig, todo: list[Request]) -> list[tuple[list[Request], list[dict]]]:
-    """`todo` cut into batches within the provider's limits, each with its enveloped requests."""
+def chunks(adapter, config: ModelConfig, todo: list[Request]) -> list[list[Request]]:
+    """`todo` cut into batches within the provider's limits (sizes measured as enveloped, tag included)."""
     provider = providers.get(config.provider)
-    found: list[tuple[list[Request], list[dict]]] = []
+    found: list[list[Request]] = []
     size = 0
     for request in todo:
-        line = adapter.envelope(ids.custom_id(request.id), provider.build_request(config, request.message)[2])
+        line = adapter.envelope(ids.custom_id("0" * 8, request.id), provider.build_request(config, request.message)[2])
         length = len(jsonl.dumps(line).encode("utf-8"))
-        if not found or len(found[-1][0]) >= adapter.MAX_REQUESTS or size + length > adapter.MAX_BYTES:
-            found.append(([], []))
+        if not found or len(found[-1]) >= adapter.MAX_REQUESTS or size + length > adapter.MAX_BYTES:
+            found.append([])
             size = 0
-        found[-1][0].append(request)
-        found[-1][1].append(line)
+        found[-1].append(request)
         size += length
     return found
+
+
+def fingerprint(config: ModelConfig) -> dict:
+    """What every request of a submission is sent with, to compare on resume (as runner.run.plan does for rows)."""
+    provider = providers.get(config.provider)
+    url, _, body = provider.build_request(config, "")
+    record = request_record(config, url, body)
+    return {key: record[key] for key in FINGERPRINT}
+
+
+def requests_sha256(requests: list[Request]) -> str:
+    """One checksum over what each request of a submission asked: its id, message and benchmark."""
+    return sha256_text("".join(f"{r.id}\t{sha256_text(r.message)}\t{r.benchmark_sha256}\n" for r in requests))
 
 
 def outcome_of(result: batch.Result, config: ModelConfig, request: Request, submission: Submission,
@@ -145,8 +135,9 @@ class BatchRun:
         import requests as http
 
         self.session = http.Session()
-        self.client = client_for(config, self.api_key, self.session, policy)
+        self.client = client_for(config, self.api_key, self.session, policy or RetryPolicy(config.max_retries))
         self.counts: Counter = Counter()
+        self.abandoned: list[str] = []  # why each batch given up this run was
         self.waiting = Waiting(log)
 
     def recover(self, journal: Journal, submission: Submission) -> None:
@@ -167,9 +158,13 @@ class BatchRun:
                             f"({', '.join(found[:5])}); cannot tell which is this run's: cancel the others at the "
                             "provider or wait for them to end, then rerun")
 
-    def submit(self, journal: Journal, requests: list[Request], lines: list[dict]) -> None:
+    def submit(self, journal: Journal, requests: list[Request]) -> None:
         submission = Submission(token=new_token(), provider=self.config.provider, model=self.config.name,
-                                ids=tuple(request.id for request in requests), since=time.time())
+                                ids=tuple(request.id for request in requests), since=time.time(),
+                                request=fingerprint(self.config), requests_sha256=requests_sha256(requests))
+        provider = providers.get(self.config.provider)
+        lines = [self.adapter.envelope(ids.custom_id(submission.tag, request.id),
+                                       provider.build_request(self.config, request.message)[2]) for request in requests]
         journal.note("submitting", submission)
         try:
             batch_id = self.adapter.create(self.client, self.config, lines, submission,
@@ -181,38 +176,68 @@ class BatchRun:
         journal.note("created", submission, batch_id=batch_id)
         self.waiting.notice(f"run: submitted {len(requests):,} requests as batch {batch_id}")
 
+    def check_unchanged(self, journal: Journal, submission: Submission) -> None:
+        """Refuse to collect rows for requests that are no longer the ones the batch was sent."""
+        if submission.request and submission.request != fingerprint(self.config):
+            raise UserError(f"{journal.path}: open batch {submission.batch_id or submission.token} was sent with "
+                            f"request settings {jsonl.canonical(submission.request)[:300]}, the config "
+                            f"{self.config.path} now gives {jsonl.canonical(fingerprint(self.config))[:300]}; "
+                            "rerun with the config it was sent with, or cancel it (--batch --batch-cancel)")
+        mine = [self.by_id[request] for request in submission.ids]
+        if submission.requests_sha256 and submission.requests_sha256 != requests_sha256(mine):
+            raise UserError(f"{journal.path}: the messages of open batch {submission.batch_id or submission.token} "
+                            "are not the ones it was sent (the benchmark or a condition's layout changed); rerun "
+                            "with the requests it was sent, or cancel it (--batch --batch-cancel)")
+
     def collect(self, journal: Journal, submission: Submission, status: batch.Status, writer,
                 final: dict[str, TraceRow]) -> None:
         """Write a row for each request of an ended batch that has none from it yet."""
         if status.failure is not None:
-            journal.note("abandoned", submission, reason=status.failure[:500])
-            self.waiting.notice(f"run: batch {submission.batch_id} ended as a whole without results ({status.failure});"
-                                f" its {len(submission.ids):,} requests got no row and are asked again on the next run")
+            self.abandon(journal, submission, f"ended as a whole without results ({status.failure})")
             return
         wanted = set(submission.ids)
-        written = {request for request in wanted if _from_batch(final.get(request), submission.batch_id)}
-        foreign = duplicate = 0
-        for result in self.adapter.results(self.client, status):
-            request = ids.request_id(result.custom_id)
-            if request not in wanted:
+        before = {request for request in wanted if _from_batch(final.get(request), submission.batch_id)}
+        if before == wanted:  # a kill after the last row, before the journal said so: nothing to download
+            writer.sync()
+            journal.note("collected", submission, rows=len(wanted))
+            return
+        written, foreign, repeated, malformed = set(before), 0, 0, 0
+        results = list(self.adapter.results(self.client, status))
+        for result in results:
+            parsed = ids.parse(result.custom_id)
+            if parsed is None:
+                malformed += 1
+            elif parsed[0] != submission.tag or parsed[1] not in wanted:
                 foreign += 1
-                continue
-            if request in written:
-                duplicate += 1
-                continue
-            self.write(writer, final, submission, result, request)
-            written.add(request)
+            elif parsed[1] in written:
+                repeated += parsed[1] not in before
+            else:
+                self.write(writer, final, submission, result, parsed[1])
+                written.add(parsed[1])
+        if results and written == before:  # not one result is this submission's: another run's batch
+            self.abandon(journal, submission, f"none of its {len(results):,} results names a request of this "
+                                              f"submission (tag {submission.tag}): it is not this run's batch")
+            return
         for request in sorted(wanted - written):
-            missing = batch.Result(ids.custom_id(request), "errored", None, None,
+            missing = batch.Result(ids.custom_id(submission.tag, request), "errored", None, None,
                                    f"batch {submission.batch_id} returned no result for this request")
             if status.cancelled:
                 missing = replace(missing, result="canceled",
                                   error="batch canceled: the batch was cancelled before this request was processed")
             self.write(writer, final, submission, missing, request)
-        if foreign or duplicate:
-            self.waiting.notice(f"run: batch {submission.batch_id}: {foreign} results named no request of this "
-                                f"submission and {duplicate} repeated one already written; not written")
-        journal.note("collected", submission, rows=len(written))
+        if foreign or repeated or malformed:
+            self.waiting.notice(f"run: batch {submission.batch_id}: not written: {foreign} result(s) naming no "
+                                f"request of this submission, {repeated} repeating one, {malformed} unreadable")
+        writer.sync()  # the rows are on disk before the journal says they are
+        journal.note("collected", submission, rows=len(wanted))
+
+    def abandon(self, journal: Journal, submission: Submission, why: str) -> None:
+        """Give a submission up: no row from it; its ids are asked again on the next run."""
+        why = printable(why, self.api_key, 500)
+        journal.note("abandoned", submission, reason=why)
+        self.abandoned.append(f"batch {submission.batch_id} {why}")
+        self.waiting.notice(f"run: batch {submission.batch_id} {why}; its {len(submission.ids):,} requests got no "
+                            "row and are asked again on the next run")
 
     def write(self, writer, final: dict[str, TraceRow], submission: Submission, result: batch.Result,
               request_id: str) -> None:
@@ -236,12 +261,33 @@ class BatchRun:
         try:
             while waiting:
                 for submission in list(waiting):
-                    status = self.adapter.status(self.client, submission.batch_id)
-                    states[submission.batch_id] = status.state
+                    try:
+                        status = self.adapter.status(self.client, submission.batch_id)
+                    except BatchAPIError as exc:
+                        if exc.status in (404, 410):  # the provider no longer has it (deleted, results expired)
+                            self.abandon(journal, submission,
+                                         f"is no longer at the provider ({printable(exc, self.api_key)})")
+                            waiting.remove(submission)
+                            progress[submission.batch_id] = (0, 0)
+                        elif exc.status is None:  # the network, or a server down for a while: the next poll
+                            self.waiting.notice(f"run: batch {submission.batch_id}: status not read "
+                                                f"({printable(exc, self.api_key)}); trying again at the next check")
+                        else:
+                            raise
+                        continue
+                    states[submission.batch_id] = printable(status.state, self.api_key, 40)
                     progress[submission.batch_id] = (status.done, status.failed)
                     if status.ended:
-                        self.collect(journal, submission, status, writer, final)
-                        progress[submission.batch_id] = (len(submission.ids), status.failed)
+                        try:
+                            self.collect(journal, submission, status, writer, final)
+                        except BatchAPIError as exc:
+                            if exc.status not in (404, 410):
+                                raise
+                            self.abandon(journal, submission, "ended, but its results are no longer at the "
+                                                              f"provider ({printable(exc, self.api_key)})")
+                        ended = journal.submissions[submission.token].ended
+                        progress[submission.batch_id] = (len(submission.ids) if ended == "collected" else 0,
+                                                         status.failed)
                         waiting.remove(submission)
                 done = sum(pair[0] for pair in progress.values())
                 self.waiting.update(states, done, sum(pair[1] for pair in progress.values()), total,
@@ -254,6 +300,27 @@ class BatchRun:
             self.waiting.notice(f"run: stopped waiting; batch {open_ids} keeps running at the provider: run the same "
                                 "command again to collect it, or add --batch-cancel to cancel it")
             raise
+
+    def cancel(self, journal: Journal) -> None:
+        """Ask the provider to cancel every open batch that has not ended (what they finished is collected)."""
+        opened = [submission for submission in journal.open_submissions() if submission.batch_id]
+        for submission in opened:
+            status = self.adapter.status(self.client, submission.batch_id)
+            if status.ended:
+                self.waiting.notice(f"run: batch {submission.batch_id} has already ended; collecting it")
+                continue
+            try:
+                self.adapter.cancel(self.client, submission.batch_id)
+            except BatchAPIError as exc:  # e.g. already cancelling, or ended since the status was read
+                if exc.status is None or not 400 <= exc.status <= 499:
+                    raise
+                self.waiting.notice(f"run: batch {submission.batch_id}: the provider refused the cancel "
+                                    f"({printable(exc, self.api_key)}); collecting what it has")
+                continue
+            self.waiting.notice(f"run: asked the provider to cancel batch {submission.batch_id}; what it "
+                                "finished is still collected")
+        if not opened:
+            self.log.write(f"run: no batch of {self.out} is open at the provider; nothing to cancel\n")
 
 
 def _from_batch(row: TraceRow | None, batch_id: str | None) -> bool:
@@ -287,26 +354,22 @@ def run_batch(config: ModelConfig, requests: list[Request], out: str | Path, *, 
         final = dict(trace.final)
         try:
             for submission in journal.open_submissions():
+                state.check_unchanged(journal, submission)
                 if submission.batch_id is None:
                     state.recover(journal, submission)
             if cancel:
-                opened = [submission for submission in journal.open_submissions() if submission.batch_id]
-                for submission in opened:
-                    state.adapter.cancel(state.client, submission.batch_id)
-                    state.waiting.notice(f"run: asked the provider to cancel batch {submission.batch_id}; what it "
-                                         "finished is still collected")
-                if not opened:
-                    log.write(f"run: no batch of {out} is open at the provider; nothing to cancel\n")
+                state.cancel(journal)
             else:
                 in_flight = journal.in_flight()
                 fresh = [request for request in todo if request.id not in in_flight]
                 if skipped:
                     log.write(f"run: {skipped} of {len(requests)} requests already have a final row in {out}; "
                               "skipped\n")
-                for chunk, lines in chunks(state.adapter, config, fresh):
-                    state.submit(journal, chunk, lines)
+                for chunk in chunks(state.adapter, config, fresh):
+                    state.submit(journal, chunk)
             state.wait(journal, writer, final)
         finally:
             state.session.close()
     counts = state.counts
-    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), None, moved)
+    stopped = "; ".join(state.abandoned) or None
+    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), stopped, moved)
