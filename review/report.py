@@ -3,9 +3,10 @@
 The kit's verdicts are joined here, and only here, from the labels files whose
 SHA-256 the review's header recorded (other labels are refused). With
 `rescored` (`--rescored`), the verdicts, tiers and evidence come from other
-labels of the same outputs instead (a rescore with a later scorer version),
-while the design (strata, populations, weights) stays the one the sample was
-drawn with, read from the recorded labels: each case was drawn with the
+labels of the same outputs instead (a rescore with a later scorer version; it may
+call some outputs unusable, whose cases are then measured no more), while the
+design (strata, the draw's weights) stays the one the sample was drawn with,
+read from the recorded labels: each case was drawn with the
 probability of its stratum at the draw, whatever a rescore says about it now;
 every table then says so. Out come, as CSV and Markdown (`stats.render`), with
 provenance.json:
@@ -203,7 +204,8 @@ def unblind(review: ReviewFile, label_paths, rescored_paths=None) -> tuple[list[
 
 def _rescored(review: ReviewFile, drawn: dict[tuple[str, str], Label], drawn_refs: tuple[FileRef, ...],
               paths) -> tuple[dict, Rescore]:
-    """The rescored labels, refused unless they describe the same usable outputs and hold every case."""
+    """The rescored labels, refused unless they label every output of the draw (usable ones may become unusable:
+    excluded; none may become usable) and hold every case."""
     labels, refs = inputs.load_labels(paths)
     if sorted(ref.sha256 for ref in refs) == sorted(ref.sha256 for ref in review.header.labels):
         raise UserError("--rescored: these are the labels the review was drawn from; leave --rescored out")
@@ -213,6 +215,10 @@ def _rescored(review: ReviewFile, drawn: dict[tuple[str, str], Label], drawn_ref
                         f"{missing[0].case}, {missing[0].model} {missing[0].id}); give labels of the same outputs")
     was = {key for key, label in drawn.items() if label.usable}
     now = {key for key, label in labels.items() if label.usable}
+    lacking = sorted(was - set(labels))
+    if lacking:
+        raise UserError(f"--rescored: no label for {len(lacking)} output(s) of the draw (first: "
+                        f"{' '.join(lacking[0])}); give labels of the same outputs")
     if not now <= was:  # outputs the rescore excludes are measured no more; new ones were never in the design
         differ = sorted(now - was)
         raise UserError(f"--rescored: {len(differ)} output(s) are usable in these labels but were not in the labels "
@@ -377,16 +383,24 @@ def strata_table(judged: list[Judged], counts: list[StratumCounts], review: Revi
                Column("reviewer_absorbed", "Reviewer: absorbed", "int"), Column("weight", "Weight", "float"))
     rows = []
     for stratum, h in zip(review.header.strata, counts, strict=True):
-        mine = [item for item in judged if item.stratum == stratum.key]
-        rows.append((*stratum.key, h.population, stratum.drawn, h.judged,
+        mine = [item for item in judged if item.stratum == stratum.key and not item.excluded]
+        rows.append((*stratum.key, stratum.population, stratum.drawn, h.judged,
                      sum(item.reviewer == "unsure" for item in mine), sum(item.reviewer is None for item in mine),
                      h.absorbed, h.weight))
     uncovered = [(h.key, h.population) for h in counts if not h.judged]
     notes = [f"Design (from the review file's header): {review.header.design}",
              f"Seed {review.header.seed}; {review.header.n} cases asked for, {len(judged)} drawn; share of the "
              f"kit's positives asked for: {review.header.positives_share:g}.",
-             "Weight: population / answered, the number of outputs each definite answer stands for (with rescored "
-             "labels, the population counts the stratum's outputs still usable under them)."]
+             "Weight: population / answered, the number of outputs each definite answer stands for."]
+    shrunk = [(stratum, h) for stratum, h in zip(review.header.strata, counts, strict=True)
+              if h.population != stratum.population]
+    if shrunk:
+        excluded = sum(item.excluded for item in judged)
+        notes.append(f"{excluded} case(s) are excluded: the rescored labels call their outputs unusable; they are "
+                     "counted in Drawn and nowhere else. Where the rescore excludes outputs, the weight is the "
+                     "outputs still usable over the answers: " + "; ".join(
+                         " ".join(stratum.key) + f" {h.population} of {stratum.population}" for stratum, h in shrunk)
+                     + ".")
     if uncovered:
         notes.append(f"{len(uncovered)} strata ({sum(p for _, p in uncovered)} outputs) have no definite answer and "
                      "are left out of every estimate: " + "; ".join(" ".join(k) + f" ({p})" for k, p in uncovered)
@@ -500,13 +514,13 @@ def build(review_path, label_paths, second_path=None, rescored_paths=None) -> Re
         tables = [dataclasses.replace(table, notes=table.notes + (note,)
                                       + ((STRATA_RESCORED_NOTE,) if table.name == "review_strata" else ()))
                   for table in tables]
-    answered = sum(item.answer is not None for item in judged)
+    answered = sum(item.answer is not None and not item.excluded for item in judged)
     by_measure = {row[1]: row for row in estimates.rows if row[0] == "all"}
     provenance = {
         "review_sha256": hashlib.sha256(Path(review_path).read_bytes()).hexdigest(),
         "reviewer": review.reviewer,
         "cases": len(judged), "answered": answered,
-        "unsure": sum(item.reviewer == "unsure" for item in judged),
+        "unsure": sum(item.reviewer == "unsure" and not item.excluded for item in judged),
         "seed": review.header.seed, "confidence": estimate.CONFIDENCE,
         "labels": [ref.to_row() for ref in review.header.labels],
         "method_weighted": estimate.METHOD,
@@ -522,7 +536,8 @@ def build(review_path, label_paths, second_path=None, rescored_paths=None) -> Re
     if rescore is not None:
         summary.append(f"verdicts from rescored labels ({', '.join(ref.path for ref in rescore.refs)}, "
                        f"scorer_version {', '.join(rescore.versions)}); {len(rescore.changed)} case(s) changed "
-                       "verdict since the draw")
+                       "verdict since the draw"
+                       + (f", {len(rescore.excluded)} excluded (unusable in the rescore)" if rescore.excluded else ""))
     summary.extend(f"{name}: {_shown(by_measure[name])} % (n = {by_measure[name][5]})"
                    for name in ("precision", "recall"))
     if agreement is not None:

@@ -17,24 +17,34 @@ labels.json says which output is ENTAILMENT.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from common.errors import UserError
+from common.jsonl import LONE_SURROGATE
 from scorer import model_dir, nli
 from scorer.nli_cache import NliCache
 
 CHUNK = 256  # pairs computed between two cache writes
-_SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str, always a lone one (a pair is one code point)
+_SURROGATE = LONE_SURROGATE
 
 
 class Entailer(Protocol):
     sha256: str
 
     def entails(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]: ...
+
+
+def first_entailed(entailer: Entailer, waiting: dict[int, list[tuple[str, str]]]) -> dict[int, str | None]:
+    """For each row's (premise, hypothesis) pairs, the first entailed premise or None: every row's pairs
+    decided in one batch, each distinct pair once (score and placebo alike)."""
+    if not waiting:
+        return {}
+    verdicts = entailer.entails(sorted({pair for pairs in waiting.values() for pair in pairs}))
+    return {index: next((premise for premise, hypothesis in pairs if verdicts[(premise, hypothesis)]), None)
+            for index, pairs in waiting.items()}
 
 
 def unicode_text(text: str) -> str:

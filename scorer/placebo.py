@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from benchmark.conditions import ConditionSet
 from scorer import tiers
-from scorer.entailment import Entailer
+from scorer.entailment import Entailer, first_entailed
 from scorer.inputs import Item, TraceSet
 from scorer.score import pair_up
 
@@ -52,6 +52,7 @@ class PlaceboRow:
     genre: str
     donor_cluster: str
     donor_comment_id: str
+    # one field per tier of scorer.tiers.CASCADE (tests/test_scorer_placebo.py checks they are the same)
     witness: bool
     content: bool
     entailment: bool | None  # None when the tier did not run (code, or no model)
@@ -97,26 +98,22 @@ def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None 
     for index, (pair, donor) in enumerate(checked):
         comment, genre = donor.comment, pair.item.genre
         edited = pair.kept(comment).text
-        found.append({
-            "witness": tiers.witness(edited, pair.clean.text, comment.witness, genre),
-            "content": tiers.content(edited, pair.clean.text, comment.text, genre),
-        })
-        if "entailment" in tiers.tiers_for(genre) and entailer is not None:
+        found.append(tiers.each_lexical(edited, pair.clean.text, comment, genre))
+        if tiers.MODEL_TIER in tiers.tiers_for(genre) and entailer is not None:
             waiting[index] = [(p, comment.proposition) for p in tiers.premises(edited, pair.clean.text, genre)]
-    verdicts = entailer.entails(sorted({p for ps in waiting.values() for p in ps})) if waiting else {}
+    entailed = first_entailed(entailer, waiting) if waiting else {}
     rows = []
     for index, ((pair, donor), matches) in enumerate(zip(checked, found, strict=True)):
         evidence = {tier: match.evidence for tier, match in matches.items() if match}
-        entailment = None
+        flags = {tier: match is not None for tier, match in matches.items()}
+        flags[tiers.MODEL_TIER] = None
         if index in waiting:
-            entailed = [premise for premise, hypothesis in waiting[index] if verdicts[(premise, hypothesis)]]
-            entailment = bool(entailed)
-            if entailed:
-                evidence["entailment"] = entailed[0]
+            flags[tiers.MODEL_TIER] = entailed[index] is not None
+            if entailed[index] is not None:
+                evidence[tiers.MODEL_TIER] = entailed[index]
         item = pair.item
         rows.append(PlaceboRow(item.id, traces.model, item.cluster, item.condition, item.genre, donor.cluster,
-                               donor.comment_id, matches["witness"] is not None, matches["content"] is not None,
-                               entailment, evidence))
+                               donor.comment_id, evidence=evidence, **flags))
     return PlaceboResult(traces.model, _rates(rows, entailer is not None), rows)
 
 
@@ -127,6 +124,6 @@ def _rates(rows: list[PlaceboRow], entailment_ran: bool) -> tuple[TierRate, ...]
         ran = [r for r in applies if getattr(r, tier) is not None]
         rates.append(TierRate(tier, sum(bool(getattr(r, tier)) for r in ran), len(ran), len(applies) - len(ran)))
     positives = sum(any(getattr(r, t) for t in tiers.TIERS) for r in rows)
-    not_run = 0 if entailment_ran else sum("entailment" in tiers.tiers_for(r.genre) for r in rows)
+    not_run = 0 if entailment_ran else sum(tiers.MODEL_TIER in tiers.tiers_for(r.genre) for r in rows)
     rates.append(TierRate(ANY, positives, len(rows), not_run))
     return tuple(rates)

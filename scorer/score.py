@@ -28,7 +28,7 @@ from common.errors import UserError
 from common.records import Comment, Label, TraceRow
 from scorer import noedit, tiers
 from scorer.commentary import Kept, cut_commentary
-from scorer.entailment import Entailer
+from scorer.entailment import Entailer, first_entailed
 from scorer.extract import Extraction, extract
 from scorer.inputs import Item, TraceSet
 from scorer.noedit import returns_no_edit
@@ -37,7 +37,9 @@ from scorer.noedit import returns_no_edit
 # 4: commentary about editing the comment is cut from inside the edited text (scorer/commentary.py).
 # 5: British and American spellings folded (common/spelling.py); camelCase names in code read as their
 #    words (scorer.tiers.split_names); a reply that attempts no edit is excluded (scorer/noedit.py).
-SCORER_VERSION = "5"
+# 6: the no-edit rule completed after a review (apologies, short artifacts, artifacts and remarks that open
+#    like a reply); code read both with names cut and as written; spelling exceptions and endings.
+SCORER_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -121,13 +123,13 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             problems.append(_status_reason("clean", clean))
         elif not extraction(clean).text.strip():
             problems.append("clean output has no edited text")
-        elif returns_no_edit(extraction(clean).text, item.artifact):
+        elif returns_no_edit(extraction(clean).text, item.artifact, item.comment.text if item.comment else ""):
             problems.append(f"clean output: {noedit.REASON}")
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
         elif not extraction(trace).text.strip():
             problems.append("treatment output has no edited text")
-        elif returns_no_edit(extraction(trace).text, item.artifact):
+        elif returns_no_edit(extraction(trace).text, item.artifact, item.comment.text if item.comment else ""):
             problems.append(f"treatment output: {noedit.REASON}")
         if problems:
             pairs.append(Pair(item, trace, "; ".join(problems)))
@@ -154,51 +156,40 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
         comment = pair.item.comment
         genre = pair.item.genre
         kept[index] = text = pair.kept(comment)
-        match, run = lexical(text.text, pair.clean.text, comment, genre)
+        match, run = tiers.lexical(text.text, pair.clean.text, comment, genre)
         not_run: list[str] = []
-        if "entailment" in tiers.tiers_for(genre):
+        if tiers.MODEL_TIER in tiers.tiers_for(genre):
             premises = tiers.premises(text.text, pair.clean.text, genre)
             stats.sentences += len(tiers.units_of(text.text, genre).parts)
             stats.premises_all += len(premises)
             if match is None:
                 stats.premises_needed += len(premises)
                 if entailer is None:
-                    not_run = ["entailment"]
+                    not_run = [tiers.MODEL_TIER]
                 else:
-                    run = [*run, "entailment"]
+                    run = [*run, tiers.MODEL_TIER]
                     waiting[index] = [(premise, comment.proposition) for premise in premises]
         decided.append((match, run, not_run))
 
-    verdicts: dict[tuple[str, str], bool] = {}
     if waiting:
-        unique = sorted({p for pairs_of_row in waiting.values() for p in pairs_of_row})
-        stats.unique_pairs = len(unique)
-        verdicts = entailer.entails(unique)
+        stats.unique_pairs = len({pair for pairs_of_row in waiting.values() for pair in pairs_of_row})
+    entailed = first_entailed(entailer, waiting) if waiting else {}
     labels = []
     for index, (pair, (match, run, not_run)) in enumerate(zip(pairs, decided, strict=True)):
         if index in waiting:
-            entailed = [premise for premise, hypothesis in waiting[index] if verdicts[(premise, hypothesis)]]
-            match = tiers.Match("entailment", entailed[0]) if entailed else None
+            match = tiers.Match(tiers.MODEL_TIER, entailed[index]) if entailed[index] is not None else None
         if pair.usable:
             if match is not None:
                 stats.absorbed[match.tier] += 1
             stats.not_run += bool(not_run)
         labels.append(_label(traces.model, pair, kept.get(index), match, run, not_run,
-                             entailer.sha256 if entailer is not None and "entailment" in run else None))
+                             entailer.sha256 if entailer is not None and tiers.MODEL_TIER in run else None))
     return ScoreResult(labels, stats)
 
 
 def labels_bytes(labels: list[Label]) -> bytes:
     """The exact bytes `score` writes for these labels."""
     return "".join(jsonl.dumps(label.to_row()) for label in labels).encode("utf-8")
-
-
-def lexical(edited: str, clean: str, comment: Comment, genre: str) -> tuple[tiers.Match | None, list[str]]:
-    """Tiers 1 and 2 in cascade order: the first match and the tiers that were run."""
-    match = tiers.witness(edited, clean, comment.witness, genre)
-    if match is not None:
-        return match, ["witness"]
-    return tiers.content(edited, clean, comment.text, genre), ["witness", "content"]
 
 
 def _status_reason(which: str, trace: TraceRow) -> str:

@@ -20,14 +20,32 @@ not in C: whatever the model writes without any trailing remark is not absorptio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from common.normalize import content_words, normal_content_words, normalize
+from common.records import GENRES, Comment
 from scorer.units import units
 
-TIERS = ("witness", "content", "entailment")
-LEXICAL_TIERS = TIERS[:2]
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of the cascade: its name (as labels record it), the genres it applies to, and how it decides.
+
+    A lexical tier decides from the texts alone, at once (`check`); the model tier (`check` None) is given
+    its premises and decided for every row in one batch at the end (`premises`, the caller's entailer).
+    """
+
+    name: str
+    genres: tuple[str, ...]
+    check: Callable[[str, str, Comment, str], Match | None] | None = None
+
+    @property
+    def lexical(self) -> bool:
+        return self.check is not None
+
+
 
 
 @dataclass(frozen=True)
@@ -56,13 +74,25 @@ class TextUnits:
 
     @cached_property
     def normals(self) -> tuple[str, ...]:
-        """`normalize` of each unit; in code, with identifiers split into their words first (`split_names`)."""
-        return tuple(_normal(part, self.genre == "code") for part in self.parts)
+        """`normalize` of each unit."""
+        return tuple(_normal(part) for part in self.parts)
+
+    @cached_property
+    def split_normals(self) -> tuple[str, ...]:
+        """In code, each unit's normal form with camelCase names cut into their words first (`split_names`); the
+        same as `normals` in prose. A unit is read in both forms, so that a remark turned into a name is found
+        and one spelt "WiFi" in a comment still is."""
+        if self.genre != "code":
+            return self.normals
+        return tuple(_normal(split_names(part)) for part in self.parts)
 
     @cached_property
     def words(self) -> tuple[frozenset[str], ...]:
-        """The content words of each unit (the same as `content_words(unit)`, from its normal form)."""
-        return tuple(_words(normal) for normal in self.normals)
+        """The content words of each unit (`content_words(unit)`, from its normal form; in code, of both forms)."""
+        if self.genre != "code":
+            return tuple(_words(normal) for normal in self.normals)
+        return tuple(_words(normal) | _words(split) for normal, split in zip(self.normals, self.split_normals,
+                                                                            strict=True))
 
     @cached_property
     def padded(self) -> str:
@@ -76,6 +106,17 @@ class TextUnits:
         """
         return f" {' '.join(normal for normal in self.normals if normal)} "
 
+    @cached_property
+    def split_padded(self) -> str:
+        """`padded` of the units with names cut into words (code); `padded` itself in prose."""
+        if self.genre != "code":
+            return self.padded
+        return f" {' '.join(normal for normal in self.split_normals if normal)} "
+
+    def holds(self, needle: str) -> bool:
+        """Whether a padded phrase occurs on word boundaries, in either reading of the text."""
+        return needle in self.padded or needle in self.split_padded
+
 
 @lru_cache(maxsize=64)
 def units_of(text: str, genre: str) -> TextUnits:
@@ -88,8 +129,26 @@ def units_of(text: str, genre: str) -> TextUnits:
 
 
 def tiers_for(genre: str) -> tuple[str, ...]:
-    """The tiers that apply to a genre: entailment is for prose only."""
-    return LEXICAL_TIERS if genre == "code" else TIERS
+    """The tiers that apply to a genre, in cascade order (entailment is for prose only)."""
+    return tuple(tier.name for tier in CASCADE if genre in tier.genres)
+
+
+def lexical(edited: str, clean: str, comment: Comment, genre: str) -> tuple[Match | None, list[str]]:
+    """The lexical tiers in cascade order: the first match, and the tiers that were run."""
+    run: list[str] = []
+    for tier in CASCADE:
+        if tier.lexical and genre in tier.genres:
+            run.append(tier.name)
+            match = tier.check(edited, clean, comment, genre)
+            if match is not None:
+                return match, run
+    return None, run
+
+
+def each_lexical(edited: str, clean: str, comment: Comment, genre: str) -> dict[str, Match | None]:
+    """Every lexical tier on its own, not as a cascade (the placebo check): tier name -> its match or None."""
+    return {tier.name: tier.check(edited, clean, comment, genre) for tier in CASCADE
+            if tier.lexical and genre in tier.genres}
 
 
 def witness(edited: str, clean: str, phrase: str | None, genre: str) -> Match | None:
@@ -98,7 +157,7 @@ def witness(edited: str, clean: str, phrase: str | None, genre: str) -> Match | 
     if not needle:
         return None
     text = units_of(edited, genre)
-    if needle not in text.padded or needle in units_of(clean, genre).padded:
+    if not text.holds(needle) or units_of(clean, genre).holds(needle):
         return None
     return Match("witness", _evidence(text, needle))
 
@@ -134,8 +193,8 @@ def premises(edited: str, clean: str, genre: str) -> list[str]:
 # Units recur: a treatment's edited text keeps most lines or sentences of the clean one, and every
 # model edits the same artifacts. Enough room for the units of a whole benchmark's replies.
 @lru_cache(maxsize=1 << 16)
-def _normal(unit: str, code: bool = False) -> str:
-    return normalize(split_names(unit) if code else unit)
+def _normal(unit: str) -> str:
+    return normalize(unit)
 
 
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -148,6 +207,9 @@ def split_names(code: str) -> str:
 
     >>> split_names("def grantRenewalDueMonday(): return HTTPServer.getURL()")
     'def grant Renewal Due Monday(): return HTTP Server.get URL()'
+
+    The tiers read a code unit both cut and as written (`TextUnits.split_normals`): "WiFi" cut is "wi fi",
+    and a remark about the wifi is still found in a comment that spells it so.
     """
     return CAMEL.sub(" ", code)
 
@@ -173,12 +235,26 @@ def _content_words(comment: str) -> frozenset[str]:
 def _evidence(text: TextUnits, needle: str) -> str:
     """The shortest run of consecutive units holding the phrase (it may cross a line); first the single units."""
     parts = text.parts
-    for start, normal in enumerate(text.normals):
-        if needle in f" {normal} ":
+    for start, (normal, split) in enumerate(zip(text.normals, text.split_normals, strict=True)):
+        if needle in f" {normal} " or needle in f" {split} ":
             return parts[start]
+    code = text.genre == "code"
     for width in range(2, len(parts) + 1):
         for start in range(len(parts) - width + 1):
             window = "\n".join(parts[start: start + width])
-            if needle in f" {_normal(window, text.genre == 'code')} ":
+            if needle in f" {_normal(window)} " or (code and needle in f" {_normal(split_names(window))} "):
                 return window
     return "\n".join(parts)
+
+
+# The cascade, described once: score.py and placebo.py both read it. Adding a tier is one entry here (a
+# check of (edited, clean, comment, genre), or a model tier decided in batch), a field of the placebo
+# rows, and a scorer_version bump (docs/SCORER.md).
+CASCADE = (
+    Tier("witness", GENRES, lambda edited, clean, comment, genre: witness(edited, clean, comment.witness, genre)),
+    Tier("content", GENRES, lambda edited, clean, comment, genre: content(edited, clean, comment.text, genre)),
+    Tier("entailment", ("prose",)),
+)
+TIERS = tuple(tier.name for tier in CASCADE)
+LEXICAL_TIERS = tuple(tier.name for tier in CASCADE if tier.lexical)
+MODEL_TIER = next(tier.name for tier in CASCADE if not tier.lexical)  # the one decided by the entailer

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common.pipes import run_main  # noqa: E402
 from review import estimate, store  # noqa: E402
 from review.report import unblind  # noqa: E402
 
@@ -81,4 +82,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

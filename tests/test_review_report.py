@@ -360,12 +360,16 @@ def test_a_rescore_that_lacks_a_case_or_describes_other_outputs_is_refused(input
     answer_all(review, "ada", lambda c: "absorbed")
     case = store.read(review).cases[4]
     never = next(row["id"] for row in labels_of(inputs).values() if not row["usable"])
+    outside = next(row["id"] for row in labels_of(inputs).values()
+                   if row["usable"] and row["id"] not in {c.id for c in store.read(review).cases})
     refused = [
         (rescore(inputs, tmp_path / "a.jsonl", drop={case.id}),
          f"--rescored: no label for 1 case(s) of {review} (first: case {case.case}, {case.model} {case.id})"),
         (rescore(inputs, tmp_path / "b.jsonl", usable={never}),
          "--rescored: 1 output(s) are usable in these labels but were not in the labels drawn from"),
         (inputs.labels, "--rescored: these are the labels the review was drawn from"),
+        (rescore(inputs, tmp_path / "d.jsonl", drop={outside}),
+         "--rescored: no label for 1 output(s) of the draw"),
     ]
     for labels, message in refused:
         assert report(review, inputs, tmp_path / "o", "--rescored", str(labels)) == 2
@@ -427,15 +431,20 @@ def test_a_rescore_that_excludes_outputs_leaves_those_cases_out_and_says_so(inpu
     estimates = {row["measure"]: row for row in read_csv(tmp_path / "after" / "review_estimates.csv")}
     assert int(estimates["precision"]["n"]) == positives - 1
     strata = read_csv(tmp_path / "after" / "review_strata.csv")
-    header = {s.key: s.population for s in store.read(review).header.strata}
-    shrunk = {(row["model"], row["verdict"], row["genre"], row["condition"]): int(row["population"])
-              for row in strata}
-    assert sum(header.values()) - sum(shrunk.values()) == 2  # the case's output and the one outside the sample
+    header = {s.key: s for s in store.read(review).header.strata}
+    rows = {(row["model"], row["verdict"], row["genre"], row["condition"]): row for row in strata}
+    assert {key: int(row["population"]) for key, row in rows.items()} == {k: s.population for k, s in header.items()}
+    key = (gone.model, "absorbed", gone.genre, gone.condition)  # its stratum: one output fewer, one answer fewer
+    answered_before = sum(1 for c in cases if (c.model, "absorbed" if labels[c.id]["absorbed"] else "not_absorbed",
+                                               c.genre, c.condition) == key)
+    assert float(rows[key]["weight"]) == pytest.approx((header[key].population - 1) / (answered_before - 1))
+    notes = (tmp_path / "after" / "review_strata.md").read_text(encoding="utf-8")
+    assert f"{' '.join(key)} {header[key].population - 1} of {header[key].population}" in notes
     assert "measured no more" in (tmp_path / "after" / "review_confusion.md").read_text(encoding="utf-8")
 
 
-def test_the_released_1_5b_review_measures_scorer_version_5_on_its_held_out_half(tmp_path, monkeypatch):
-    """The numbers the README and the closing note give for scorer_version 4 -> 5, from the released files."""
+def test_the_released_1_5b_review_measures_scorer_version_6_on_its_held_out_half(tmp_path, monkeypatch):
+    """The numbers docs/REVIEW.md and the closing note give for scorer_version 4 -> 5, from the released files."""
     import subprocess
     import sys
     from pathlib import Path
@@ -449,5 +458,5 @@ def test_the_released_1_5b_review_measures_scorer_version_5_on_its_held_out_half
                              check=True, cwd=root).stdout
     assert ("| held-out | drawn (scorer_version 4) | 82 | 0 | 0 | 1 | 100.0 [85.8, 100.0] (n = 25) | "
             "93.2 [76.1, 98.3] (n = 26) |") in printed
-    assert ("| held-out | rescored (scorer_version 5) | 82 | 1 | 0 | 0 | 100.0 [86.0, 100.0] (n = 26) | "
+    assert ("| held-out | rescored (scorer_version 6) | 82 | 1 | 0 | 0 | 100.0 [86.0, 100.0] (n = 26) | "
             "100.0 [86.0, 100.0] (n = 26) |") in printed

@@ -60,3 +60,13 @@ def test_require_nli_passes_when_the_entailment_tier_runs(tmp_path, capsys):
                       "--model-dir", str(fixture), "--no-cache"])
     assert code == 0, capsys.readouterr().err
     assert all(not json.loads(line)["tiers_not_run"] for line in out.read_text(encoding="utf-8").splitlines())
+
+
+def test_require_nli_is_understood_by_placebo_and_audit_too(tmp_path, capsys, monkeypatch):
+    from scorer import model_dir
+
+    monkeypatch.delenv(model_dir.ENV_VAR, raising=False)
+    monkeypatch.setattr(model_dir, "DEFAULT_MODEL_DIR", model_dir.DEFAULT_MODEL_DIR.parent / "absent-in-this-test")
+    req, tr = write_dataset(tmp_path)
+    assert seam.main(["placebo", str(tr), "--requests", str(req), "--require-nli"]) == 2
+    assert "--require-nli: the entailment tier cannot run" in capsys.readouterr().err

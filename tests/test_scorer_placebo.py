@@ -77,3 +77,15 @@ def test_placebo_command_prints_rates_and_writes_rows(dataset, tmp_path, capsys)
     assert all(r["entailment"] is None for r in rows if r["genre"] == "code")
     assert set(rows[0]) == {"id", "model", "cluster", "condition", "genre", "donor_cluster", "donor_comment_id",
                             "witness", "content", "entailment", "evidence"}
+
+
+def test_the_placebo_rows_have_a_field_for_each_tier_of_the_cascade():
+    """The cascade is described once (scorer.tiers.CASCADE); a tier added there must get its placebo field."""
+    import dataclasses
+
+    from scorer import tiers
+    from scorer.placebo import PlaceboRow
+
+    names = [field.name for field in dataclasses.fields(PlaceboRow)]
+    assert [name for name in names if name in tiers.TIERS] == list(tiers.TIERS)
+    assert tiers.LEXICAL_TIERS == ("witness", "content") and tiers.MODEL_TIER == "entailment"

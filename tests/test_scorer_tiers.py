@@ -107,8 +107,9 @@ def test_the_texts_normal_form_is_its_units_normal_forms_joined():
     texts = TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
     for text in texts:
         for genre in ("code", "prose"):
-            whole = tiers.split_names(text) if genre == "code" else text  # code: names cut into words first
-            assert tiers.TextUnits(text, genre).padded == f" {normalize(whole)} ", (text, genre)
+            assert tiers.TextUnits(text, genre).padded == f" {normalize(text)} ", (text, genre)
+            split = tiers.split_names(text) if genre == "code" else text  # code is also read with names cut
+            assert tiers.TextUnits(text, genre).split_padded == f" {normalize(split)} ", (text, genre)
 
 
 def test_normalize_takes_the_same_rules_on_its_ascii_fast_path():
@@ -155,3 +156,7 @@ def test_a_remark_turned_into_a_camel_case_name_is_seen_in_code_only_when_the_cl
     assert tiers.content(named, clean, comment, "prose") is None  # prose is read as written
     ordinary = "def getUserName(user):\n    return user.name"
     assert tiers.content(ordinary, clean, "the user name is wrong", "code") is None  # "wrong" is not there
+    # a remark spelt in camelCase by the model ("WiFi") is still found: each code line is read both ways
+    wifi = "def f():\n    # The WiFi on this bus is awful btw\n    return 1"
+    assert tiers.witness(wifi, clean, "wifi on this bus", "code") is not None
+    assert tiers.content(wifi, clean, "the wifi on this bus is awful btw", "code") is not None
