@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Regenerate every released label and table from the released traces, and compare them
-# with the released files byte for byte. Exit 0 only when everything matches.
+# Regenerate the released labels, tables, review reports, page and studies from the released traces
+# (and review answers), and compare them with the released files byte for byte. Exit 0 only when
+# everything matches. Not regenerated here: the functional check's tables without --execute, and the
+# occurrence audit (data/occurrence/: bash scripts/occurrence_sharegpt.sh --check).
 #
 #   ./reproduce.sh [--execute]   # --execute also reruns the functional check (runs model output in a sandbox)
 #
@@ -32,6 +34,11 @@ step() {  # step "title" command...: run, report ok/FAILED and the time taken
     echo "   FAILED ($((SECONDS - t0)) s)"
     failures=$((failures + 1))
   fi
+}
+noted() {  # step "title" noted "note" command...: the note prints under its step's header, then the command runs
+  echo "   $1"
+  shift
+  "$@"
 }
 
 # data/ is the release. Files it does not have (a new model's traces put there) are named and left out, and
@@ -74,13 +81,13 @@ for trace in ${traces[@]+"${traces[@]}"}; do
   released="data/labels/$name"
   tiers=$("$PY" scripts/released_tiers.py "$released")
   if [ "$tiers" = lexical ]; then
-    echo "   $name: released labels are lexical-only (entailment not run); rescoring the same way"
+    note="$name: released labels are lexical-only (entailment not run); rescoring the same way"
     nli=(--no-nli)
   else
-    echo "   $name: released labels include the entailment tier; the model is needed to rescore them"
+    note="$name: released labels include the entailment tier; the model is needed to rescore them"
     nli=()
   fi
-  step "2. rescore $trace and compare with $released" \
+  step "2. rescore $trace and compare with $released" noted "$note" \
     bash -c '"$PY" seam.py score "$1" --out "$2" "${@:4}" && "$PY" scripts/compare.py "$3" "$2"' _ \
     "$trace" "$work/labels/$name" "$released" ${nli[@]+"${nli[@]}"}
 done
@@ -91,20 +98,21 @@ if [ -d data/tables ]; then
   tables=("$PY" seam.py tables "$work/labels" --out "$work/tables")
   validity=(true)
   ignore=()
+  note=()
   if [ ${#traces[@]} -gt 0 ]; then
     tables+=(--traces "${traces[@]}")
     validity=("$PY" seam.py validity "${traces[@]}" --out "$work/tables" --labels "$work/labels"
               ${execute[@]+"${execute[@]}"})
     if [ ${#execute[@]} -eq 0 ]; then
       ignore=(--ignore 'validity_functional*')
-      echo "   validity: the functional check executes model output and is not rerun; ./reproduce.sh --execute reruns and compares it"
+      note=(noted "validity: the functional check executes model output and is not rerun; ./reproduce.sh --execute reruns and compares it")
     fi
   fi
   regenerate() {  # write every table into $work/tables, then compare them all with data/tables
     "${tables[@]}" > /dev/null && "${validity[@]}" > /dev/null \
       && "$PY" scripts/compare.py data/tables "$work/tables" ${ignore[@]+"${ignore[@]}"}
   }
-  step "3. regenerate the absorption and validity tables and compare with data/tables/" regenerate
+  step "3. regenerate the absorption and validity tables and compare with data/tables/" ${note[@]+"${note[@]}"} regenerate
 else
   echo "no released tables in data/tables/: nothing to compare"
 fi

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from common.argtypes import condition_file, names
+from common.argtypes import condition_file, names, positive_int, selection_spellings
 
 BUILD_EXAMPLE = """example:
   pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh
@@ -17,7 +17,8 @@ CHECK_EXAMPLE = """example:
   python seam.py check --conditions data/conditions/example.toml   # also a condition file's layouts
 """
 PROMPTS_EXAMPLE = """example:
-  python seam.py prompts --source humaneval --condition newline --condition clean | head -n 2
+  python seam.py prompts --sources humaneval --only newline,clean | head -n 2
+  python seam.py prompts --cluster-ids humaneval-011,austen-007 > part.jsonl   # given clusters, every condition
   python seam.py prompts --conditions data/conditions/example.toml --only xml-tags,fenced,only-revised \\
       > example-requests.jsonl                                     # 900 rows of a condition file's conditions
 """
@@ -43,12 +44,15 @@ def add_commands(subparsers) -> None:
     prompts = subparsers.add_parser("prompts", help="write every rendered request as JSON Lines to stdout",
                                     description="One row per (cluster, condition); fields in docs/FORMATS.md.",
                                     epilog=PROMPTS_EXAMPLE, formatter_class=raw)
-    prompts.add_argument("--source", action="append", help="keep this source (repeatable)")
     prompts.add_argument("--conditions", metavar="FILE", type=condition_file, help=CONDITIONS_HELP)
-    prompts.add_argument("--condition", action="append", metavar="NAME",
-                         help="keep this condition (repeatable; default: every condition defined)")
-    prompts.add_argument("--only", metavar="C[,C...]", type=names, help="keep these conditions (same as --condition)")
-    prompts.add_argument("--cluster", action="append", help="keep this cluster id (repeatable)")
+    prompts.add_argument("--only", metavar="C[,C...]", type=names,
+                         help="keep these conditions (default: every condition defined)")
+    prompts.add_argument("--sources", metavar="S[,S...]", type=names, help="keep clusters from these sources")
+    prompts.add_argument("--cluster-ids", metavar="ID[,ID...]", type=names,
+                         help="keep these clusters (ids such as humaneval-007)")
+    prompts.add_argument("--first", metavar="N", type=positive_int,
+                         help="keep the first N clusters (after the source and cluster filters)")
+    selection_spellings(prompts)  # --source, --condition, --cluster: refused, naming the option to use
     prompts.set_defaults(func=run_prompts)
 
 
@@ -89,8 +93,7 @@ def run_prompts(args) -> int:
     from benchmark.dataset import requests
     from common.jsonl import dumps
 
-    wanted = [*(args.condition or []), *(args.only or [])]
-    chosen = requests(sources=args.source, conditions=wanted or None, cluster_ids=args.cluster,
+    chosen = requests(sources=args.sources, conditions=args.only, cluster_ids=args.cluster_ids, limit=args.first,
                       defined=conditions.load(args.conditions))
     out = sys.stdout
     for request in chosen:

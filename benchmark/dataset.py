@@ -94,7 +94,7 @@ def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=Non
         if missing:
             among = f" among source(s) {', '.join(sources)}" if sources else ""
             raise UserError(f"no cluster {', '.join(missing)}{among}; cluster ids look like humaneval-007 "
-                            "(see 'seam.py prompts --source humaneval --condition clean')")
+                            "(see 'seam.py prompts --sources humaneval --only clean')")
     chosen = [cluster for cluster in benchmark.clusters
               if (not sources or cluster.source in sources) and (not cluster_ids or cluster.cluster in cluster_ids)]
     if sources:

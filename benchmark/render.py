@@ -24,17 +24,6 @@ from common.records import Cluster, Request, request_id
 _BOUNDARY = builtin().get("boundary")
 BEGIN_MARKER = _BOUNDARY.open  # "-----BEGIN TEXT-----"
 END_MARKER = _BOUNDARY.close  # "-----END TEXT-----"
-MITIGATION = builtin().get("mitigation").sentence
-
-
-def render(instruction: str, artifact: str, comment: str, native: str, condition: str,
-           conditions: ConditionSet | None = None) -> str:
-    """The user message for one condition of `conditions` (default: the built-ins), given both comments."""
-    known = conditions or builtin()
-    if not known.has(condition):
-        raise ValueError(f"unknown condition {condition!r}; expected one of {', '.join(known.names)}")
-    chosen = known.get(condition)
-    return chosen.render(instruction, artifact, {"none": None, "casual": comment, "native": native}[chosen.pool])
 
 
 def cluster_requests(cluster: Cluster, benchmark_sha256: str, conditions=None,

@@ -91,3 +91,61 @@ def condition_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"expected a condition file (TOML), got {text!r}; to keep only some "
                                          f"conditions, use --only {listed}")
     raise argparse.ArgumentTypeError(f"no such condition file: {text}")
+
+
+class _Renamed(argparse.Action):
+    """An option as it was once spelt: refused in one line naming the option to use now, with the value given."""
+
+    def __init__(self, option_strings, dest, hint=None, **kwargs):
+        super().__init__(option_strings, argparse.SUPPRESS, nargs="?", default=argparse.SUPPRESS,
+                         help=argparse.SUPPRESS)
+        self.hint = hint
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(2, f"{parser.prog}: error: {option_string} {self.hint(values)}\n")
+
+
+def renamed(parser: argparse.ArgumentParser, old: str, hint) -> None:
+    """Refuse option `old` (hidden from --help) with `hint(value)`, the rest of a sentence that starts with `old`.
+
+    An exact spelling also keeps argparse from taking an old option for an abbreviation of a new one
+    (`--source` for `--sources`, `--cluster` for `--cluster-ids`), which would accept it silently.
+
+    >>> parser = argparse.ArgumentParser(prog="seam.py prompts")
+    >>> renamed(parser, "--source", lambda value: f"is now --sources: use --sources {value}")
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     try:
+    ...         parser.parse_args(["--source", "fissix"])
+    ...     except SystemExit as stopped:
+    ...         print(stopped.code, err.getvalue(), end="")
+    2 seam.py prompts: error: --source is now --sources: use --sources fissix
+    """
+    parser.add_argument(old, action=_Renamed, hint=hint)
+
+
+def _as_listed(value: str | None, metavar: str) -> str:
+    return metavar if value is None else ",".join(part.strip() for part in value.split(",") if part.strip())
+
+
+def selection_spellings(parser: argparse.ArgumentParser) -> None:
+    """The selection options' older spellings, refused the same way by every command that selects requests
+    (`prompts`, `run`): one spelling for one idea, each taking a comma list, and a hint to paste.
+
+    `--source X` (prompts) is `--sources X`; `--condition X` (prompts) is `--only X`; `--cluster ID`
+    (prompts) is `--cluster-ids ID`; `--clusters N` (run: a count) is `--first N`.
+    """
+    renamed(parser, "--source", lambda value: "is now --sources, which takes a comma list: use --sources "
+                                              + _as_listed(value, "S[,S...]"))
+    renamed(parser, "--condition", lambda value: "is now --only, which takes a comma list: use --only "
+                                                 + _as_listed(value, "C[,C...]"))
+    renamed(parser, "--cluster", lambda value: "is now --cluster-ids, which takes a comma list: use --cluster-ids "
+                                               + _as_listed(value, "ID[,ID...]"))
+    renamed(parser, "--clusters", _clusters_hint)
+
+
+def _clusters_hint(value: str | None) -> str:
+    """`run --clusters N` kept the first N clusters; a value that is no count was meant as cluster ids."""
+    if value is None or value.strip().isdigit():
+        return f"is now --first (the first N clusters): use --first {value.strip() if value else 'N'}"
+    return f"is now --first N (a count); to keep given clusters, use --cluster-ids {_as_listed(value, '')}"

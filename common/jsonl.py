@@ -18,7 +18,9 @@ from typing import Any
 from common import files
 from common.errors import UserError
 
-_SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str, a surrogate code point is always a lone one
+# A surrogate code point in a str is always a lone one (a pair is one code point): JSON can spell it
+# ("\\ud800"), UTF-8 cannot carry it. Defined once, here, the lowest module every reader of text imports.
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def canonical(value: Any, *, keep_surrogates: bool = False) -> str:
@@ -31,9 +33,9 @@ def canonical(value: Any, *, keep_surrogates: bool = False) -> str:
     (the runner records U+FFFD and says so in the row).
     """
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    if keep_surrogates or _SURROGATE.search(text) is None:
+    if keep_surrogates or LONE_SURROGATE.search(text) is None:
         return text
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only ever inside a JSON string
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only ever inside a JSON string
 
 
 class BadJson(ValueError):

@@ -8,14 +8,15 @@
 Every stage reads these rows with `from_row` (or `read`) and writes them with
 `to_row`, so a field is named, typed and checked in one place, and a malformed
 row is the same one-line `UserError` ("file:line: field 'x' is …, expected …")
-wherever it is read. docs/FORMATS.md lists exactly these fields (a test keeps
-the two equal). `to_row(from_row(row)) == row` for every valid row, so that the
-files the kit rewrites keep their bytes.
+wherever it is read: the checks and `Record` are `common.rows`', the one
+mechanism of every row format in the kit (importable from here too, where the
+stages have always found them). docs/FORMATS.md lists exactly these fields (a
+test keeps the two equal). `to_row(from_row(row)) == row` for every valid row,
+so that the files the kit rewrites keep their bytes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from typing import Any, ClassVar
 
 from common import jsonl
 from common.errors import UserError
+from common.rows import SHA256_HEX as SHA256_HEX  # re-exported: a SHA-256 as the kit writes it
+from common.rows import Record, field, items, one_of, sha256, shown
 
 # The built-in conditions, in the benchmark's order. Their layouts are defined once, in
 # benchmark/conditions.toml (read by benchmark/conditions.py, which refuses a file whose names differ
@@ -45,9 +48,7 @@ BATCH_RESULTS = ("succeeded", "errored", "expired", "canceled")
 
 _STR, _OPT_STR = (str,), (str, type(None))
 _NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
-_SHOWN = 60  # characters of an offending value quoted in a message
-_SURROGATE = re.compile(r"[\ud800-\udfff]")  # a JSON escape such as "\udc80": in a str, always a lone one
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+_SURROGATE = jsonl.LONE_SURROGATE  # a JSON escape such as "\udc80": in a str, always a lone one
 
 
 def without_surrogates(text: str) -> str:
@@ -63,38 +64,6 @@ def without_surrogates(text: str) -> str:
 def request_id(cluster: str, condition: str) -> str:
     """The id of one cluster under one condition: `<cluster>/<condition>`."""
     return f"{cluster}/{condition}"
-
-
-def shown(value: Any) -> str:
-    """A value for an error message, cut so that a huge field never floods the terminal."""
-    text = repr(value)
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text):,} characters)"
-
-
-def field(row: dict, name: str, kinds: tuple, where: str, expected: str) -> Any:
-    """row[name] if it is one of `kinds` (a bool is never taken for a number); else a UserError naming
-    where, the field and what was expected. Public, so that other row formats check fields the same way."""
-    if name not in row:
-        raise UserError(f"{where}: field {name!r} is missing, expected {expected}")
-    value = row[name]
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
-    return value
-
-
-def _items(row: dict, name: str, kind: type, where: str, expected: str) -> tuple:
-    """row[name], a list whose every element is a `kind`, as a tuple."""
-    value = field(row, name, (list,), where, expected)
-    if not all(isinstance(item, kind) for item in value):
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
-    return tuple(value)
-
-
-def _one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
-    value = field(row, name, _STR, where, f"one of {', '.join(allowed)}")
-    if value not in allowed:
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected one of {', '.join(allowed)}")
-    return value
 
 
 def _strings(row: dict, names: tuple[str, ...], where: str, *, optional: bool = False) -> dict[str, str | None]:
@@ -134,29 +103,6 @@ def _check_id(row_id: str, cluster: str, condition: str, where: str) -> None:
     if row_id != request_id(cluster, condition):
         raise UserError(f"{where}: id {shown(row_id)} does not match cluster/condition "
                         f"{shown(request_id(cluster, condition))}")
-
-
-class Record:
-    """Base of a frozen dataclass written as one JSON row: `to_row` gives the object it was read from,
-    nested records and tuples of them included. Public, so that other row formats write the same way."""
-
-    NESTED: ClassVar[dict[str, type]] = {}
-    # Fields written only when set: added to a record after rows without them were released, they are
-    # left out when null so that those rows still read and write back to the same bytes.
-    WHEN_SET: ClassVar[frozenset[str]] = frozenset()
-
-    def to_row(self) -> dict:
-        row = {}
-        for item in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, item.name)
-            if value is None and item.name in self.WHEN_SET:
-                continue
-            if isinstance(value, Record):
-                value = value.to_row()
-            elif isinstance(value, tuple):
-                value = [v.to_row() if isinstance(v, Record) else v for v in value]
-            row[item.name] = value
-        return row
 
 
 @dataclass(frozen=True)
@@ -201,11 +147,11 @@ class Cluster(Record):
         fields = _strings(row, ("cluster", "source", "register", "item_id", "license", "partition",
                                 "instruction", "artifact"), where)
         return cls(
-            **fields, genre=_one_of(row, "genre", GENRES, where),
+            **fields, genre=one_of(row, "genre", GENRES, where),
             provenance=field(row, "provenance", (dict,), where, "an object"),
-            extra_provenance=_items(row, "extra_provenance", dict, where, "a list of objects"),
+            extra_provenance=items(row, "extra_provenance", dict, where, "a list of objects"),
             reference=field(row, "reference", _OPT_STR, where, "a string or null"),
-            transformations=_items(row, "transformations", str, where, "a list of strings"),
+            transformations=items(row, "transformations", str, where, "a list of strings"),
             tests=field(row, "tests", (dict, type(None)), where, "an object or null"),
             comment=Comment.from_row(row.get("comment"), f"{where}: field 'comment'"),
             native=Comment.from_row(row.get("native"), f"{where}: field 'native'"))
@@ -246,7 +192,7 @@ class Request(Record):
         if condition != "clean" and None in optional.values():
             raise UserError(f"{where}: a {condition} request needs its comment, comment_id, witness and "
                             "proposition (strings)")
-        return cls(**fields, **optional, genre=_one_of(row, "genre", GENRES, where), condition=condition)
+        return cls(**fields, **optional, genre=one_of(row, "genre", GENRES, where), condition=condition)
 
 
 @dataclass(frozen=True)
@@ -274,7 +220,7 @@ class Attempt(Record):
         batch = {}
         if "batch_id" in row or "result" in row:
             batch = {"batch_id": field(row, "batch_id", _STR, where, "the provider's batch id (a string)"),
-                     "result": _one_of(row, "result", BATCH_RESULTS, where)}
+                     "result": one_of(row, "result", BATCH_RESULTS, where)}
         attempt = cls(started_at=field(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
                       latency_s=field(row, "latency_s", number, where, "a number or null"),
                       http_status=field(row, "http_status", (int, type(None)), where, "an integer or null"),
@@ -332,7 +278,7 @@ class TraceRow(Record):
         optional = _strings(row, ("source", "output", "reason", "served_model", "finish_reason", "response_id",
                                   "benchmark_sha256", "message_sha256"), where, optional=True)
         condition = _condition(row, where)
-        status = _one_of(row, "status", STATUSES, where)
+        status = one_of(row, "status", STATUSES, where)
         _check_id(fields["id"], fields["cluster"], condition, where)
         if status == "ok" and optional["output"] is None:
             raise UserError(f"{where}: status ok needs a string 'output'")
@@ -342,7 +288,7 @@ class TraceRow(Record):
                    response=field(row, "response", (dict, type(None)), where, "an object or null"),
                    request=field(row, "request", (dict,), where, "an object"),
                    attempts=tuple(Attempt.from_row(a, f"{where}: attempt {i + 1}") for i, a in enumerate(attempts)),
-                   previous=_items(row, "previous", dict, where, "a list of earlier rows (objects)"))
+                   previous=items(row, "previous", dict, where, "a list of earlier rows (objects)"))
 
     @property
     def fingerprint(self) -> str | None:
@@ -387,10 +333,7 @@ class Label(Record):
         commentary = (_strings(row, ("cut_commentary",), where, optional=True) if "cut_commentary" in row
                       else {"cut_commentary": None})  # labels of scorer_version 3 and before: not recorded
         _check_id(fields["id"], fields["cluster"], fields["condition"], where)
-        expected = "a SHA-256 (64 lowercase hex digits) or null"
-        model_sha256 = field(row, "nli_model_sha256", _OPT_STR, where, expected)
-        if model_sha256 is not None and not _SHA256.fullmatch(model_sha256):  # the audit prints it
-            raise UserError(f"{where}: field 'nli_model_sha256' is {shown(model_sha256)}, expected {expected}")
+        model_sha256 = sha256(row, "nli_model_sha256", where, optional=True)  # the audit prints it
         usable = field(row, "usable", (bool,), where, "true or false")
         absorbed = field(row, "absorbed", (bool, type(None)), where, "true, false or null")
         if usable == (absorbed is None):
@@ -402,7 +345,7 @@ class Label(Record):
             if not all(isinstance(tier, str) for tier in value):
                 raise UserError(f"{where}: field {name!r} must list tier names as strings")
             tiers[name] = tuple(value)
-        return cls(**fields, **optional, **commentary, **tiers, genre=_one_of(row, "genre", GENRES, where),
+        return cls(**fields, **optional, **commentary, **tiers, genre=one_of(row, "genre", GENRES, where),
                    usable=usable, absorbed=absorbed, nli_model_sha256=model_sha256)
 
     @classmethod

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.files import write_files
 from common.traces import model_of, read_final
 from compare.merge import PANEL, RELEASED, YOURS, in_one_family, merged
 
@@ -129,7 +128,8 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     from runner.prices import load_prices
     from stats import resample
     from stats.labels import load_labels
-    from stats.render import to_csv, to_latex, to_markdown
+    from stats.render import write_tables
+    from stats.schema import notes_text
     from stats.settings import TableSettings
     from stats.tables import figure, paired_figure
     from stats.usage import UsageSettings
@@ -187,20 +187,14 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
                                       labels=[inputs.released_labels, *mine])
         tables += [in_one_family(table, origins, note) for table in every.tables]
         items = every.items
-    texts = {}
-    for table in tables:
-        for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)),
-                             (".tex", to_latex(table, command="python seam.py compare"))):
-            texts[out / "tables" / f"{table.name}{suffix}"] = text
-    texts[out / "tables" / "rates.svg"] = figure(combined, settings, defined.treatments)
-    texts[out / "tables" / "contrasts.svg"] = paired_figure(contrast_rows, settings)
-    texts[out / "tables" / "notes.md"] = "# Notes on the tables\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
-    texts[out / "tables" / "provenance.json"] = jsonl.dumps(provenance)
+    extra = {"rates.svg": figure(combined, settings, defined.treatments),
+             "contrasts.svg": paired_figure(contrast_rows, settings), "notes.md": notes_text(notes),
+             "provenance.json": jsonl.dumps(provenance)}
     if items:
-        texts[out / "tables" / "validity_items.jsonl"] = "".join(map(jsonl.dumps, items))
-    for path in (*texts, out / "report.html"):
-        check_outside_data(path, str(path))
-    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "compare tables")
+        extra["validity_items.jsonl"] = "".join(map(jsonl.dumps, items))
+    check_outside_data(out / "report.html", str(out / "report.html"))
+    write_tables(out / "tables", tables, command="python seam.py compare", extra=extra, what="compare tables",
+                 check=lambda path: check_outside_data(path, str(path)))
     print("compare: writing the report", file=log)
     page(inputs, out, conditions, mine)
     return {"models": inputs.models, "released": sorted(m for m, o in origins.items() if o == RELEASED),

@@ -9,8 +9,8 @@ origin is read off each row's model.
 from __future__ import annotations
 
 from stats.render import Column, Table
+from stats.specs import ORIGIN  # first in every table here; the report reads it (stats.schema.origin_of)
 
-ORIGIN = Column("origin", "Origin")
 RELEASED, YOURS, PANEL = "released", "yours", "panel"
 
 

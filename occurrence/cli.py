@@ -313,15 +313,15 @@ def run_sample(args) -> int:
 def run_annotate(args) -> int:
     import sys
 
+    from common.answerserver import AnswerServer
     from occurrence import annotate, store
-    from review.server import ReviewHTTPServer
 
     with store.locked(args.sample):
         session = annotate.open_session(args.sample, args.reviewer, corpus=args.corpus, fmt=args.format)
         if session.moved_aside is not None:
             print(f"occurrence: moved a torn last line (never saved as an answer) to {session.moved_aside}",
                   file=sys.stderr)
-        server = ReviewHTTPServer(session, args.port)
+        server = AnswerServer(session, args.port)
         server.serve_until_stopped(f"occurrence: {session.path}, reviewer {session.reviewer}, "
                                    f"{len(session.latest)} of {session.total} answered (blinded): open {server.url}  "
                                    "(Ctrl+C stops; every answer is already saved)")

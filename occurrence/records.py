@@ -10,25 +10,26 @@ could carry text cannot slip in unnoticed. docs/FORMATS.md lists these fields
 (tests/test_occurrence_records.py keeps the two equal). A message is named by
 where it is (conversation id, its position in the corpus, the turn) and by the
 SHA-256 of its UTF-8 bytes, which every stage that reads the corpus again
-checks before using the text.
+checks before using the text. The fields are checked with `common.rows`, the
+kit's one mechanism, and the sample file is an answer file of
+`common.answerfile`, kept as the review's files are (occurrence/store.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from common import answerfile
+from common.answerfile import FileRef
 from common.errors import UserError
-from common.records import Record, field, shown
+from common.rows import Record, count, exact_fields, field, one_of, sha256, shown, text
 from occurrence import SCREEN_VERSION
 from occurrence.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence.shapes import FORMATS
 from occurrence.stream import CONTAINERS
 
 OCCURRENCE_VERSION = "1"  # of the file formats below
-SHA256 = re.compile(r"[0-9a-f]{64}")
 JUDGE_VERDICTS = ("yes", "no", "unparsable", "unanswered")
 ANSWERS = ("yes", "no", "unsure")  # a human's answer to the same question
 NOTE_LIMIT = 2_000  # characters of an annotator's note (their own words, never the message's)
@@ -37,63 +38,12 @@ NOTE_LIMIT = 2_000  # characters of an annotator's note (their own words, never 
 POPULATIONS = ("screened", "judged", "judged-yes-and-no")
 
 
-def text(row: dict, name: str, where: str) -> str:
-    value = field(row, name, (str,), where, "a non-empty string")
-    if not value:
-        raise UserError(f"{where}: field {name!r} is '', expected a non-empty string")
-    return value
-
-
-def count(row: dict, name: str, where: str, minimum: int = 0) -> int:
-    value = field(row, name, (int,), where, f"a whole number of at least {minimum}")
-    if value < minimum:
-        raise UserError(f"{where}: field {name!r} is {value}, expected a whole number of at least {minimum}")
-    return value
-
-
-def sha256(row: dict, name: str, where: str, *, optional: bool = False) -> str | None:
-    expected = "a SHA-256 (64 lowercase hex digits)" + (" or null" if optional else "")
-    value = field(row, name, (str, type(None)) if optional else (str,), where, expected)
-    if value is not None and not SHA256.fullmatch(value):
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected {expected}")
-    return value
-
-
-def one_of(row: dict, name: str, allowed: tuple[str, ...], where: str) -> str:
-    value = field(row, name, (str,), where, "one of " + ", ".join(allowed))
-    if value not in allowed:
-        raise UserError(f"{where}: field {name!r} is {shown(value)}, expected one of {', '.join(allowed)}")
-    return value
-
-
-def exact_fields(row: dict, kind: type, where: str) -> None:
-    """Refuse a row with fields its type does not have."""
-    extra = sorted(set(row) - {item.name for item in dataclasses.fields(kind)})
-    if extra:
-        raise UserError(f"{where}: unknown field(s) {', '.join(map(repr, extra))} in a {row.get('kind')} row")
-
-
 def version(row: dict, where: str) -> str:
     value = text(row, "occurrence_version", where)
     if value != OCCURRENCE_VERSION:
         raise UserError(f"{where}: occurrence_version {shown(value)}, expected {OCCURRENCE_VERSION!r} (made by "
                         "another version of seam)")
     return value
-
-
-@dataclass(frozen=True)
-class FileRef(Record):
-    """An input file: its name (as given on the command line) and the SHA-256 of its bytes."""
-
-    path: str
-    sha256: str
-
-    @classmethod
-    def from_row(cls, row: Any, where: str) -> FileRef:
-        if not isinstance(row, dict):
-            raise UserError(f"{where}: expected a file object (path, sha256)")
-        exact_fields(row, cls, where)
-        return cls(text(row, "path", where), sha256(row, "sha256", where))
 
 
 @dataclass(frozen=True)
@@ -356,10 +306,7 @@ class Answer(Record):
     @classmethod
     def from_row(cls, row: dict, where: str) -> Answer:
         exact_fields(row, cls, where)
-        note = field(row, "note", (str,), where, "a string")
-        if len(note) > NOTE_LIMIT:
-            raise UserError(f"{where}: the note has {len(note):,} characters, expected at most {NOTE_LIMIT:,}")
         return cls(kind="answer", case=count(row, "case", where, 1),
-                   message_sha256=sha256(row, "message_sha256", where), reviewer=text(row, "reviewer", where),
-                   answer=one_of(row, "answer", ANSWERS, where), note=note,
+                   message_sha256=sha256(row, "message_sha256", where), reviewer=answerfile.reviewer(row, where),
+                   answer=one_of(row, "answer", ANSWERS, where), note=answerfile.note(row, where, NOTE_LIMIT),
                    answered_at=text(row, "answered_at", where))

@@ -3,9 +3,11 @@
 Every reader refuses what is not the file it expects (a candidates file given
 as a sample, a row of another kind, counts in the header that the rows do not
 bear out), naming file and line, so that a report can never count the wrong
-file. The sample file follows the review file's discipline (review/store.py):
-written whole by `sample`, then only ever appended to, one answer at a time
-with an fsync, a torn last line moved aside before the next session.
+file. The sample file is an answer file (`common.answerfile`, as the review
+file is): written whole by `sample`, then only ever appended to, one answer at
+a time with an fsync, a torn last line moved aside before the next session,
+one reviewer, one server. `SAMPLE_FILE` says what is the sample's own: its
+words, its commands, its rows, and that a case is one message (its SHA-256).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import files, jsonl
+from common import jsonl
+from common.answerfile import AnswerFile, AnswerFormat
 from common.errors import UserError
-from common.files import append_durable, set_aside_tail
 from occurrence.records import (
     Answer,
     Candidate,
@@ -27,8 +29,8 @@ from occurrence.records import (
 )
 
 
-def _complete(path: Path, what: str, *, allow_torn: bool = False) -> tuple[bytes, int]:
-    """The file's bytes up to its last newline, and how many follow it (a torn last line; refused unless allowed)."""
+def _complete(path: Path, what: str) -> bytes:
+    """The file's bytes, which must end with a complete line (a candidates or judged file is written whole)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -36,15 +38,15 @@ def _complete(path: Path, what: str, *, allow_torn: bool = False) -> tuple[bytes
     except IsADirectoryError:
         raise UserError(f"{path}: is a directory, expected a {what} file (JSON Lines)") from None
     end = data.rfind(b"\n") + 1
-    if end < len(data) and not allow_torn:
+    if end < len(data):
         line = data[:end].count(b"\n") + 1
         raise UserError(f"{path}:{line}: the last line is torn ({len(data) - end} bytes without a final newline)")
-    return data[:end], len(data) - end
+    return data
 
 
 def _rows(path: Path, what: str):
     """(where, row) for each line of a file that may not end torn."""
-    return jsonl.parse_lines(path, _complete(path, what)[0])
+    return jsonl.parse_lines(path, _complete(path, what))
 
 
 def _header(where: str, row: dict, kind: type, what: str):
@@ -119,69 +121,25 @@ def read_judged(path: str | Path) -> JudgedFile:
     return JudgedFile(path, header, tuple(rows))
 
 
-@dataclass(frozen=True)
-class SampleFile:
-    path: Path
-    header: SampleHeader
-    cases: tuple[Case, ...]
-    answers: tuple[Answer, ...]
-    torn: int  # bytes after the last newline (a crash mid-write), 0: none
-    size: int  # bytes up to and including the last newline
+SampleFile = AnswerFile[SampleHeader, Case, Answer]  # a sample file as read (`read_sample`)
 
-    @property
-    def reviewer(self) -> str | None:
-        return self.answers[0].reviewer if self.answers else None
-
-    def latest(self) -> dict[int, Answer]:
-        """The answer in force per case: the last one given (earlier ones stay in the file)."""
-        return {answer.case: answer for answer in self.answers}
+SAMPLE_FILE: AnswerFormat[SampleHeader, Case, Answer] = AnswerFormat(
+    what="sample file", made_by=SampleHeader.CREATED_BY, served_by="seam.py occurrence annotate", verb="answers",
+    header=SampleHeader, case=Case, answer=Answer,
+    about=lambda row: row.message_sha256, named=lambda row: f"message {row.message_sha256[:12]}…")
 
 
 def read_sample(path: str | Path, *, allow_torn: bool = False) -> SampleFile:
-    """A sample file: header, cases numbered 1..n, then the answers of one reviewer."""
-    path = Path(path)
-    header, cases, answers = None, [], []
-    complete, torn = _complete(path, "sample", allow_torn=allow_torn)
-    for where, row in jsonl.parse_lines(path, complete):
-        if header is None:
-            header = _header(where, row, SampleHeader, "sample")
-        elif row.get("kind") == "case":
-            if answers:
-                raise UserError(f"{where}: a case row after the answers began")
-            case = Case.from_row(row, where)
-            if case.case != len(cases) + 1:
-                raise UserError(f"{where}: case number {case.case}, expected {len(cases) + 1}")
-            cases.append(case)
-        else:
-            _expect(where, row, "answer")
-            answer = Answer.from_row(row, where)
-            if answer.case > len(cases) or cases[answer.case - 1].message_sha256 != answer.message_sha256:
-                raise UserError(f"{where}: an answer to case {answer.case}, which the file does not have with that "
-                                "message_sha256")
-            if answers and answer.reviewer != answers[0].reviewer:
-                raise UserError(f"{where}: reviewer {answer.reviewer!r}, but earlier answers are by "
-                                f"{answers[0].reviewer!r}; a sample file holds one reviewer's answers")
-            answers.append(answer)
-    if header is None:
-        raise UserError(f"{path}: empty, expected a sample file made by 'seam.py occurrence sample'")
-    return SampleFile(path, header, tuple(cases), tuple(answers), torn, len(complete))
-
-
-def move_torn_tail(sample: SampleFile) -> Path | None:
-    """Move a torn last line (never acknowledged to the annotator) to `<file>.torn` and cut it off."""
-    return set_aside_tail(sample.path, sample.size) if sample.torn else None
+    """A sample file: header, cases numbered 1..n, then the answers of one reviewer (`common.answerfile`)."""
+    return SAMPLE_FILE.read(path, allow_torn=allow_torn)
 
 
 def locked(path: str | Path):
     """Hold an exclusive lock on the sample file while its page is served (`common.files.locked`)."""
-    return files.locked(path, what="sample file", made_by="seam.py occurrence sample",
-                        served_by="seam.py occurrence annotate")
+    return SAMPLE_FILE.locked(path)
 
 
 def append_answer(path: str | Path, answer: Answer) -> None:
-    """Append one answer durably (`common.files.append_durable`); a failure is a `UserError` saying it was not
-    saved, and leaves the file as it was."""
-    try:
-        append_durable(path, jsonl.dumps(answer.to_row()).encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: the answer to case {answer.case} was NOT saved: {exc.strerror or exc}") from None
+    """Append one answer durably; a failure is a `UserError` saying it was not saved, and leaves the file as it
+    was (`common.answerfile.AnswerFormat.append`)."""
+    SAMPLE_FILE.append(path, answer)

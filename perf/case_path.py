@@ -65,7 +65,7 @@ def main() -> int:
             f'name = "stand-in"\nprovider = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:{server.server_port}/v1"\n'
             'max_tokens = 64\ntemperature = 0.0\n')
         runs = {
-            "run": ["run", str(tmp / "m.toml"), "--sources", "humaneval", "--clusters", "11",
+            "run": ["run", str(tmp / "m.toml"), "--sources", "humaneval", "--first", "11",
                     "--only", "clean,blank", "--out", str(tmp / "traces.jsonl")],
             "score": ["score", str(tmp / "traces.jsonl"), "--out", str(tmp / "labels" / "stand-in.jsonl"), "--no-nli"],
             "tables": ["tables", str(tmp / "labels"), "--out", str(tmp / "tables"), "--resamples", "10"],

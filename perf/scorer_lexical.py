@@ -151,6 +151,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if "--child" in sys.argv:  # the measured checkout's packages only: nothing of this one is imported first
+        sys.exit(main())
+    sys.path.insert(0, str(HERE))
     from common.pipes import run_main
 
     sys.exit(run_main(main))

@@ -20,11 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import jsonl  # noqa: E402
 from common.argtypes import positive_int  # noqa: E402
-from common.files import write_text  # noqa: E402
 from stats.holm import holm_adjust  # noqa: E402
 from stats.labels import load_labels  # noqa: E402
 from stats.paired import mcnemar_exact  # noqa: E402
-from stats.render import write_table  # noqa: E402
+from stats.render import write_tables  # noqa: E402
 from stats.resample import comment_pool_resampling  # noqa: E402
 from stats.settings import TableSettings  # noqa: E402
 from stats.synthetic import synthetic_labels  # noqa: E402
@@ -78,11 +77,8 @@ def main() -> int:
         report_s, report = timed(lambda: build_report(labels, settings, labels_sha256=digest), args.repeats)
 
         def write():
-            out = Path(tmp) / "tables"
-            for table in report.tables:
-                write_table(out, table, command="python perf/stats_speed.py")
-            write_text(out / "rates.svg", report.figure)
-            write_text(out / "contrasts.svg", report.contrasts_figure)
+            write_tables(Path(tmp) / "tables", report.tables, command="python perf/stats_speed.py",
+                         extra={"rates.svg": report.figure, "contrasts.svg": report.contrasts_figure}, what="tables")
 
         write_s, _ = timed(write, args.repeats)
         loop_n = 20

@@ -56,6 +56,7 @@ def run_report(args: argparse.Namespace) -> int:
     from common.jsonl import files_named
     from report import cases
     from report.page import Inputs, page
+    from report.tables import read_folder
 
     started = time.monotonic()
     for values, option in ((args.labels, "--labels"), (args.traces, "--traces")):
@@ -66,15 +67,19 @@ def run_report(args: argparse.Namespace) -> int:
     tables = _folder(args.tables, "--tables")
     if not (tables / "rates.csv").is_file():  # the headline is made of it: without it, most likely the wrong folder
         raise UserError(f"--tables {args.tables}: no rates.csv in it (write the tables with 'seam.py tables')")
+    folder = read_folder(tables)  # every table once, checked against its spec, before the long read below
     review = _folder(args.review, "--review") if args.review is not None else None
     if Path(args.out).is_dir():
         raise UserError(f"--out {args.out}: is a directory; give the HTML file to write")
     print("report: reading the benchmark, labels and traces", file=sys.stderr)
     benchmark = dataset.load()
     models = cases.load(files_named(args.labels, "label"), files_named(args.traces, "trace"), benchmark, defined)
-    if warning := _other_models(tables, tuple(m.model for m in models)):
+    for path in folder.unknown:
+        print(f"report: warning: {path}: not a table of 'seam.py tables' or 'seam.py validity'; left out of the "
+              "page", file=sys.stderr)
+    if warning := _other_models(folder, tuple(m.model for m in models)):
         print(f"report: warning: {warning}", file=sys.stderr)
-    text = page(Inputs(models, benchmark, tables, review, defined))
+    text = page(Inputs(models, benchmark, folder, review, defined))
     write_text(args.out, text)  # a failure says the old page is unchanged (or that none was written)
     total = sum(len(m.cases) for m in models)
     size = len(text.encode("utf-8"))
@@ -84,17 +89,17 @@ def run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _other_models(tables: Path, models: tuple[str, ...]) -> str | None:
+def _other_models(folder, models: tuple[str, ...]) -> str | None:
     """What is wrong when the tables are not those of the labels' models (the page would mix two releases).
 
     A warning, not an error: a page of more models than the tables (perf/report_page.py's stand-in) is useful.
     """
-    from common.files import read_csv
+    from stats.schema import records
 
-    in_tables = sorted({row["model"] for row in read_csv(tables / "rates.csv")})
+    in_tables = sorted({row.model for row in records(folder.rates)})
     if in_tables == sorted(models):
         return None
-    return (f"{tables / 'rates.csv'} has the models {', '.join(in_tables) or 'none'}, the labels "
+    return (f"{folder.path / 'rates.csv'} has the models {', '.join(in_tables) or 'none'}, the labels "
             f"{', '.join(sorted(models))}: the headline and figures are not those of the cases shown")
 
 

@@ -17,9 +17,13 @@ from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from benchmark.dataset import Benchmark
-from common.files import read_csv
 from report.cases import VERDICTS, ModelCases, payload, script_json
 from report.gallery import KINDS, members
+from report.tables import Folder, read_reviews
+from stats.render import Table, csv_cell
+from stats.schema import origin_of, records
+from stats.specs import CONTRASTS, RATES, SUMMARY
+from validity.specs import PROVENANCE_FLAGS
 
 HERE = Path(__file__).resolve().parent
 SPECIMENS_PER_KIND = 2
@@ -34,7 +38,7 @@ class Inputs:
 
     models: tuple[ModelCases, ...]
     benchmark: Benchmark
-    tables: Path
+    tables: Folder  # read once (report.tables.read_folder)
     review: Path | None
     conditions: ConditionSet = field(default_factory=builtin)  # the built-ins and a condition file's
 
@@ -101,8 +105,7 @@ def _compared(inputs: Inputs) -> list[str]:
     origins = origins_of(inputs.tables)
     if not origins:
         return []
-    notes = (inputs.tables / "notes.md").read_text(encoding="utf-8") if (inputs.tables / "notes.md").is_file() else ""
-    family = next((line[2:] for line in notes.splitlines() if line.startswith("- Holm famil")), "")
+    family = next((note for note in inputs.tables.notes or () if note.startswith("Holm famil")), "")
     yours = sorted(model for model, origin in origins.items() if origin == "yours")
     return [f'<p class="meta" id="compared">Your model(s) {e(", ".join(yours))} beside the released ones '
             f"(<code>seam.py compare</code>; every table has a column <code>origin</code>). {e(family)}</p>"]
@@ -110,55 +113,53 @@ def _compared(inputs: Inputs) -> list[str]:
 
 def _headline(inputs: Inputs) -> str:
     out = ['<section id="headline">', "<h2>1. Headline</h2>"]
-    summary = _csv(inputs.tables / "summary.csv")
+    summary = inputs.tables.absorption.get(SUMMARY.name)
     if summary is None:
-        out.append(_missing(inputs.tables / "summary.csv"))
+        out.append(_missing(f"{SUMMARY.name}.csv"))
     else:
         out.append('<ul class="statements">')
-        out += [f"<li>{_origin_mark(row)}{e(row['statement'])}</li>" for row in summary]
+        out += [f"<li>{_origin_mark(row)}{e(row.statement)}</li>" for row in records(summary)]
         out.append("</ul>")
-    rates = _csv(inputs.tables / "rates.csv")
+    rates = inputs.tables.rates
     if rates is None:
-        out.append(_missing(inputs.tables / "rates.csv"))
+        out.append(_missing(f"{RATES.name}.csv"))
     else:
-        out.append(_rates_table(rates, inputs.conditions))
-    notes = inputs.tables / "notes.md"
-    if notes.exists():
-        items = [line[2:] for line in notes.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
-        out.append('<ul class="notes">' + "".join(f"<li>{e(item)}</li>" for item in items) + "</ul>")
+        out.append(_rates_table(records(rates), inputs.conditions))
+    if inputs.tables.notes is not None:
+        out.append('<ul class="notes">' + "".join(f"<li>{e(item)}</li>" for item in inputs.tables.notes) + "</ul>")
     out.append("</section>")
     return "\n".join(out)
 
 
-def _origin_mark(row: dict[str, str], after: bool = False) -> str:
+def _origin_mark(row, after: bool = False) -> str:
     """On a page of `seam.py compare`, whose the row is ("released" or "yours"); nothing elsewhere."""
-    origin = row.get("origin")
+    origin = origin_of(row)
     if not origin:
         return ""
     return f' <span class="origin">({e(origin)})</span>' if after else f'<span class="origin">{e(origin)}:</span> '
 
 
-def _rates_table(rows: list[dict[str, str]], defined: ConditionSet) -> str:
-    conditions = defined.order({r["condition"] for r in rows})
-    models = sorted({r["model"] for r in rows})
-    cells = {(r["model"], r["condition"]): r for r in rows}
+def _rates_table(rows, defined: ConditionSet) -> str:
+    conditions = defined.order({r.condition for r in rows})
+    models = sorted({r.model for r in rows})
+    cells = {(r.model, r.condition): r for r in rows}
     out = ['<table id="rates-table" class="rates">',
            "<caption>Absorption rate per model and condition: the rate, its 95% Wilson interval, and "
            "absorbed / usable pairs (clean is the baseline each treatment is compared with).</caption>",
            "<thead><tr><th>model</th>" + "".join(f"<th>{e(c)}</th>" for c in conditions) + "</tr></thead>",
            "<tbody>"]
-    origins = {r["model"]: r for r in rows}
+    origins = {r.model: r for r in rows}
     for model in models:
         row = [f"<tr><th>{e(model)}{_origin_mark(origins[model], after=True)}</th>"]
         for condition in conditions:
             r = cells.get((model, condition))
-            if r is None or not r["rate"]:
+            if r is None or r.rate is None:
                 row.append(f'<td data-model="{e(model)}" data-condition="{e(condition)}">–</td>')
                 continue
             row.append(f'<td data-model="{e(model)}" data-condition="{e(condition)}">'
-                       f'<span class="rate">{_percent(r["rate"])}</span> '
-                       f'<span class="ci">[{_percent(r["ci_low"], sign="")}, {_percent(r["ci_high"], sign="")}]</span> '
-                       f'<span class="count">{e(r["absorbed"])}/{e(r["n"])}</span></td>')
+                       f'<span class="rate">{_percent(r.rate)}</span> '
+                       f'<span class="ci">[{_percent(r.ci_low, sign="")}, {_percent(r.ci_high, sign="")}]</span> '
+                       f'<span class="count">{e(r.absorbed)}/{e(r.n)}</span></td>')
         out.append("".join(row) + "</tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)
@@ -167,19 +168,18 @@ def _rates_table(rows: list[dict[str, str]], defined: ConditionSet) -> str:
 def _figures(inputs: Inputs) -> str:
     out = ['<section id="figures">', "<h2>2. Figures</h2>"]
     for name, caption in FIGURES:
-        path = inputs.tables / name
+        path = inputs.tables.path / name
         if not path.exists():
-            out.append(_missing(path))
+            out.append(_missing(name))
             continue
         svg = path.read_text(encoding="utf-8")
         out.append(f'<figure id="figure-{e(path.stem)}">{svg}<figcaption>{e(caption)}</figcaption></figure>')
-    contrasts = _csv(inputs.tables / "contrasts.csv")
+    contrasts = inputs.tables.absorption.get(CONTRASTS.name)
     if contrasts is not None:
         out.append(_details("The paired contrasts behind the figure (contrasts.csv)", _table(contrasts), True))
-    others = [p for p in sorted(inputs.tables.glob("*.csv"))
-              if not p.name.startswith(("validity_", "rates.", "summary.", "contrasts."))]
-    for path in others:
-        out.append(_details(f"{path.name}", _table(_csv(path) or []), False))
+    for name, table in inputs.tables.absorption.items():
+        if name not in (RATES.name, SUMMARY.name, CONTRASTS.name):
+            out.append(_details(f"{name}.csv", _table(table), False))
     out.append("</section>")
     return "\n".join(out)
 
@@ -216,13 +216,11 @@ def _none_of(kind: str, model: ModelCases) -> str:
     return "None among this model's cases."
 
 
-def origins_of(tables) -> dict[str, str]:
+def origins_of(tables: Folder) -> dict[str, str]:
     """Each model's origin (released or yours) when the tables are `seam.py compare`'s (rates.csv has an
     `origin` column), else {}."""
-    from common.files import read_csv
-
-    rows = read_csv(tables / "rates.csv") if (tables / "rates.csv").is_file() else []
-    return {row["model"]: row["origin"] for row in rows if row.get("origin")}
+    rows = records(tables.rates) if tables.rates is not None else ()
+    return {row.model: origin_of(row) for row in rows if origin_of(row)}
 
 
 def _browser(inputs: Inputs) -> str:
@@ -255,21 +253,20 @@ def _browser(inputs: Inputs) -> str:
 
 def _validity(inputs: Inputs) -> str:
     out = ['<section id="validity">', "<h2>5. Validity</h2>"]
-    tables = sorted(inputs.tables.glob("validity_*.csv"))
-    if not tables:
+    if not inputs.tables.validity:
         out.append("<p>No validity tables among the tables given (run <code>seam.py validity</code>).</p>")
-    for path in tables:
-        out.append(_details(path.name, _table(_csv(path) or []), path.name == "validity_provenance_flags.csv"))
+    for name, table in inputs.tables.validity.items():
+        out.append(_details(f"{name}.csv", _table(table), name == PROVENANCE_FLAGS.name))
     out.append("<h3>Blinded human review</h3>")
-    reports = sorted(p.parent for p in inputs.review.glob("*/review_estimates.csv")) if inputs.review else []
+    reports = read_reviews(inputs.review)
     if not reports:
         out.append("<p>No review report given (<code>--review DIR</code>, as <code>seam.py review report</code> "
                    "writes it).</p>")
-    for folder in reports:
-        out.append(f"<h4>{e(folder.name)}</h4>")
-        for path in sorted(folder.glob("review_*.csv")):
-            out.append(_details(path.name, _table(_csv(path) or []), path.name in ("review_estimates.csv",
-                                                                                   "review_confusion.csv")))
+    for folder, tables in reports:
+        out.append(f"<h4>{e(folder)}</h4>")
+        for name, table in tables:
+            out.append(_details(name, _table(table, as_written=True), name in ("review_estimates.csv",
+                                                                               "review_confusion.csv")))
     out.append("</section>")
     return "\n".join(out)
 
@@ -277,18 +274,15 @@ def _validity(inputs: Inputs) -> str:
 # ---------------------------------------------------------------- pieces
 
 
-def _csv(path: Path) -> list[dict[str, str]] | None:
-    """The rows of a table, or None when the tables given do not hold it (the page says so)."""
-    return read_csv(path) if path.exists() else None
-
-
-def _table(rows: list[dict[str, str]]) -> str:
-    if not rows:
+def _table(table: Table, as_written: bool = False) -> str:
+    """The table as its CSV has it: each cell as `csv_cell` writes it (`as_written`: as read)."""
+    if not table.rows:
         return "<p>(no rows)</p>"
-    header = list(rows[0])
-    out = ["<table>", "<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td{_numeric(row[h])}>{e(row[h])}</td>' for h in header) + "</tr>")
+    out = ["<table>", "<thead><tr>" + "".join(f"<th>{e(c.key)}</th>" for c in table.columns) + "</tr></thead>",
+           "<tbody>"]
+    for row in table.rows:
+        cells = row if as_written else [csv_cell(value, c.kind) for value, c in zip(row, table.columns, strict=True)]
+        out.append("<tr>" + "".join(f'<td{_numeric(cell)}>{e(cell)}</td>' for cell in cells) + "</tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)
 
@@ -305,10 +299,10 @@ def _details(title: str, body: str, open_: bool) -> str:
     return f'<details{" open" if open_ else ""}><summary>{e(title)}</summary>\n{body}\n</details>'
 
 
-def _missing(path: Path) -> str:
-    return f'<p class="none">Not available: no {e(path.name)} among the tables given.</p>'
+def _missing(name: str) -> str:
+    return f'<p class="none">Not available: no {e(name)} among the tables given.</p>'
 
 
-def _percent(value: str, sign: str = "%") -> str:
-    """A proportion from a table as a percentage with one decimal ("0.134228" -> "13.4%")."""
-    return f"{float(value) * 100:.1f}{sign}"
+def _percent(value: float, sign: str = "%") -> str:
+    """A proportion from a table as a percentage with one decimal (0.134228 -> "13.4%")."""
+    return f"{value * 100:.1f}{sign}"

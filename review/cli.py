@@ -137,15 +137,16 @@ def run_sample(args) -> int:
 def run_serve(args) -> int:
     import sys
 
+    from common.answerserver import AnswerServer
     from review import store
-    from review.server import ReviewHTTPServer, open_session
+    from review.server import open_session
 
     with store.locked(args.review):  # before reading: a torn tail is only moved aside when no server writes
         session = open_session(args.review, args.reviewer, show_condition=args.show_condition)
         if session.moved_aside is not None:
             print(f"review: moved a torn last line (never saved as an answer) to {session.moved_aside}",
                   file=sys.stderr)
-        server = ReviewHTTPServer(session, args.port)
+        server = AnswerServer(session, args.port)
         blind = "condition shown" if args.show_condition else "blinded"
         server.serve_until_stopped(f"review: {session.path}, reviewer {session.reviewer}, {len(session.latest)} of "
                                    f"{session.total} answered ({blind}): open {server.url}  (Ctrl+C stops; every "

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from common import jsonl
+from common.jsonl import LONE_SURROGATE
+from common.plural import plural
 from common.records import Attempt, shown
 from runner.apikey import redact
 from runner.config import ModelConfig
@@ -36,7 +37,7 @@ from runner.transport import Exchange, post
 ERROR_BODY_CHARS = 1000
 ERROR_TEXT_CHARS = 500  # an exception's text (transport errors)
 MAX_REPLY_DEPTH = 100  # provider replies nest about 8 levels; a trace row must read back well within Python's limit
-SURROGATE = re.compile(r"[\ud800-\udfff]")  # in a str from json.loads, a surrogate is always a lone one
+SURROGATE = LONE_SURROGATE  # in a str from json.loads, a surrogate is always a lone one
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_k
             note_wait(now + wait, exchange.retry_after)
         if not sleep(wait):
             return None
-    return outcome("failed", f"gave up after {len(attempts)} attempts; last: {attempts[-1].error}", exhausted=True)
+    tried = f"{len(attempts)} {plural(len(attempts), 'attempt')}"
+    return outcome("failed", f"gave up after {tried}; last: {attempts[-1].error}", exhausted=True)
 
 
 def reply_reason(problem: str | None, note: str | None) -> str | None:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from common.argtypes import condition_file, names, positive_float, positive_int
+from common.argtypes import condition_file, names, positive_float, positive_int, selection_spellings
+from common.plural import plural
 
 RUN_EPILOG = """\
 examples:
   # the whole benchmark (1,800 requests) against one model
   python seam.py run models/gpt-x.toml --out runs/gpt-x-2026-01.jsonl
   # look first: the exact request bodies for two clusters, nothing sent
-  python seam.py run models/gpt-x.toml --clusters 2 --dry-run
+  python seam.py run models/gpt-x.toml --first 2 --dry-run
   # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
   python seam.py run models/local.toml --out runs/local.jsonl --only clean,newline
+  # some clusters only (the same selection options as seam.py prompts)
+  python seam.py run models/local.toml --out runs/local.jsonl --sources austen,pyfaq --first 5
+  python seam.py run models/local.toml --out runs/local.jsonl --cluster-ids humaneval-011,austen-007
   # what it will cost, before it starts (no network): requests, tokens and, with prices, dollars
   python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --estimate --prices prices.toml
   # refuse to start if the estimate's upper end (95th-percentile completions) is over $5
@@ -54,7 +58,11 @@ def add_commands(subparsers) -> None:
                         help="only these conditions (built-in: clean, newline, blank, boundary, mitigation, "
                              "native; or a condition file's)")
     parser.add_argument("--sources", metavar="S[,S...]", type=names, help="only clusters from these sources")
-    parser.add_argument("--clusters", metavar="N", type=positive_int, help="only the first N clusters")
+    parser.add_argument("--cluster-ids", metavar="ID[,ID...]", type=names,
+                        help="only these clusters (ids such as humaneval-007)")
+    parser.add_argument("--first", metavar="N", type=positive_int,
+                        help="only the first N clusters (after the source and cluster filters)")
+    selection_spellings(parser)  # --clusters N (now --first N), --source, --condition, --cluster: refused with a hint
     parser.add_argument("--dry-run", action="store_true",
                         help="print the exact requests (URL, headers without the key, body) and send nothing")
     parser.add_argument("--retry-unusable", action="store_true",
@@ -121,7 +129,8 @@ def run_command(args) -> int:
         raise UserError("--batch-cancel and --batch-poll go with --batch")
     config = load_config(args.config)
     defined = conditions.load(args.conditions)
-    filters = {"conditions": args.only, "sources": args.sources, "limit": args.clusters, "defined": defined}
+    filters = {"conditions": args.only, "sources": args.sources, "cluster_ids": args.cluster_ids,
+               "limit": args.first, "defined": defined}
     if args.requests:
         requests = selection.file_requests(args.requests, **filters)
     else:
@@ -146,7 +155,7 @@ def run_command(args) -> int:
     if args.dry_run:
         count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
                         retry_failed=args.retry_failed)
-        print(f"run: dry run, {count} requests printed, none sent", file=sys.stderr)
+        print(f"run: dry run, {count} {plural(count, 'request')} printed, none sent", file=sys.stderr)
         return 0
     if not args.out:
         raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
@@ -160,8 +169,8 @@ def run_command(args) -> int:
         summary = run(config, requests, args.out, retry_unusable=args.retry_unusable,
                       retry_failed=args.retry_failed, move_torn=args.move_torn)
     counts = summary.counts
-    print(f"run: wrote {summary.asked} rows to {args.out} (ok {counts.get('ok', 0)}, unusable "
-          f"{counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",
+    print(f"run: wrote {summary.asked} {plural(summary.asked, 'row')} to {args.out} (ok {counts.get('ok', 0)}, "
+          f"unusable {counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",
           file=sys.stderr)
     if summary.stopped and args.batch:
         print(f"run: {summary.stopped}; rerun the same command to ask those requests again", file=sys.stderr)

@@ -1,7 +1,7 @@
 """Which requests to run: rendered from the committed benchmark, or read from a file, then filtered.
 
-Filters mean the same for both inputs: conditions and sources by name, and
-`limit` keeps the first N clusters (in input order) after the source filter.
+Filters mean the same for both inputs: conditions, sources and cluster ids by name, and
+`limit` keeps the first N clusters (in input order) after the source and cluster filters.
 Every condition named, and every request row's condition, must be defined:
 built in, or in the condition file given (`defined`, `--conditions FILE`).
 A request file must hold Unicode text: a lone surrogate escape ("\\udc80",
@@ -12,25 +12,26 @@ field. Ids and values are quoted cut short in every message.
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from common import records
 from common.errors import UserError
+from common.jsonl import LONE_SURROGATE
 from common.records import Request, shown
 
-SURROGATE = re.compile(r"[\ud800-\udfff]")
+SURROGATE = LONE_SURROGATE
 
 
-def benchmark_requests(*, conditions=None, sources=None, limit: int | None = None,
+def benchmark_requests(*, conditions=None, sources=None, cluster_ids=None, limit: int | None = None,
                        defined: ConditionSet | None = None) -> list[Request]:
     from benchmark import dataset
 
-    return dataset.requests(sources=sources, conditions=conditions, limit=limit, defined=defined)
+    return dataset.requests(sources=sources, conditions=conditions, cluster_ids=cluster_ids, limit=limit,
+                            defined=defined)
 
 
-def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int | None = None,
+def file_requests(path: str | Path, *, conditions=None, sources=None, cluster_ids=None, limit: int | None = None,
                   defined: ConditionSet | None = None) -> list[Request]:
     """Requests from a JSON Lines file of request rows (docs/FORMATS.md), checked and filtered."""
     defined = defined or builtin()
@@ -61,6 +62,12 @@ def file_requests(path: str | Path, *, conditions=None, sources=None, limit: int
         if missing:
             raise UserError(f"{path}: no rows from source(s) {', '.join(missing)}")
         requests = [request for request in requests if request.source in sources]
+    if cluster_ids:
+        missing = sorted(set(cluster_ids) - {request.cluster for request in requests})
+        if missing:
+            among = f" from source(s) {', '.join(sources)}" if sources else ""
+            raise UserError(f"{path}: no rows{among} of cluster(s) {', '.join(shown(name) for name in missing)}")
+        requests = [request for request in requests if request.cluster in cluster_ids]
     if limit is not None:
         kept: dict[str, None] = {}  # the first `limit` clusters, in input order
         for request in requests:

@@ -100,10 +100,9 @@ def run_usage(args) -> int:
     from pathlib import Path
 
     from benchmark import conditions
-    from common.files import write_files
     from runner.prices import load_prices
     from stats.evidence import read_outputs
-    from stats.render import to_csv, to_latex, to_markdown
+    from stats.render import to_markdown, write_tables
     from stats.usage import UsageSettings, usage_table
 
     outputs, files = read_outputs(args.traces)
@@ -112,8 +111,7 @@ def run_usage(args) -> int:
     print(to_markdown(table), end="")
     if args.out is not None:
         out = Path(args.out)
-        write_files({out / "usage.csv": to_csv(table).encode(), out / "usage.md": to_markdown(table).encode(),
-                     out / "usage.tex": to_latex(table, command="python seam.py usage").encode()}, "usage table")
+        write_tables(out, [table], command="python seam.py usage", what="usage table")
         print(f"wrote usage.csv, usage.md and usage.tex to {out} ({len(files)} trace file(s))")
     return 0
 
@@ -139,12 +137,11 @@ def run_tables(args) -> int:
 
     from benchmark import conditions
     from common import jsonl
-    from common.errors import UserError
-    from common.files import write_files
     from stats import resample
     from stats.evidence import read_evidence
     from stats.labels import load_labels
-    from stats.render import to_csv, to_latex, to_markdown
+    from stats.render import write_tables
+    from stats.schema import notes_text
     from stats.settings import TableSettings
     from stats.summary import summary_lines
     from stats.tables import build_report
@@ -172,26 +169,14 @@ def run_tables(args) -> int:
     report = build_report(labels, settings, labels_sha256=digest, evidence=evidence, exclusions=exclusions,
                           conditions=defined, conditions_file=recorded, usage=usage)
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: exists and is not a directory")
-    texts = {}
-    for table in report.tables:  # as stats.render.write_table names and renders them
-        for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)),
-                             (".tex", to_latex(table, command=COMMAND))):
-            texts[out / f"{table.name}{suffix}"] = text
-    texts[out / "rates.svg"] = report.figure
-    texts[out / "contrasts.svg"] = report.contrasts_figure
-    notes = "\n".join(f"- {n}" for n in report.notes) if report.notes else "- No data notes."
-    texts[out / "notes.md"] = f"# Notes on the tables\n\n{notes}\n"
-    texts[out / "provenance.json"] = jsonl.dumps(report.provenance)
-    # every file or none: a full disk must not leave some tables new and the others old
-    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "tables")
-    written = list(texts)
+    extra = {"rates.svg": report.figure, "contrasts.svg": report.contrasts_figure,
+             "notes.md": notes_text(report.notes), "provenance.json": jsonl.dumps(report.provenance)}
+    written = write_tables(out, report.tables, command=COMMAND, extra=extra, what="tables")
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
     if exclusions is not None:
         print(f"exclusions: {len(exclusions.rows)} adjudicated false positives from {args.exclusions} counted as "
               "not absorbed (every table's notes say so)")
-    for line in summary_lines(out):
-        print(line)
+    for line in summary_lines({table.name: table for table in report.tables}, report.notes, out / "notes.md"):
+        print(line)  # from the tables just computed, not read back from the files just written
     return 0

@@ -15,7 +15,9 @@ from stats.holm import holm_adjust
 from stats.paired import PairedComparison, compare_paired
 from stats.rates import NAN
 from stats.render import Column, Table, interval_text
+from stats.schema import TableSpec
 from stats.settings import TableSettings
+from stats.specs import CONTRASTS, DIRECTION
 
 
 def contrast_name(first: str, second: str) -> str:
@@ -99,31 +101,27 @@ def paired_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]]
 
 
 def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, notes: list[str], *,
-                           name: str = "contrasts", title: str = "Paired contrasts per model",
-                           method: str | None = None, direction: bool = False) -> Table:
+                           spec: TableSpec = CONTRASTS, title: str = "Paired contrasts per model",
+                           method: str | None = None) -> Table:
     """The table of contrast rows: raw numbers for the CSV, "diff [CI]" and rounded p-values for display.
 
     `method`, the note saying what b and c count, defaults to the absorption contrasts' one.
-    `direction` adds a `direction` column after `significant` (`direction_of`: whether
-    the second condition reduces or raises absorption), for the absorption contrasts,
-    whose conditions are all treatments; the validity contrasts (treatment vs clean,
-    of outcomes that are not absorption) leave it out.
+    The absorption contrasts (`spec` CONTRASTS, whose conditions are all treatments) have a
+    `direction` column after `significant` (`direction_of`: whether the second condition
+    reduces or raises absorption); the validity contrasts (treatment vs clean, of outcomes
+    that are not absorption; validity/specs.py) have the same columns without it.
 
+    >>> from stats.specs import PAIRED_VS_CLEAN
     >>> outcomes = {("m", "newline"): {"a": True, "b": True}, ("m", "blank"): {"a": False, "b": True}}
     >>> rows = paired_contrast_rows(outcomes, ["m"], [("newline", "blank")], TableSettings())
-    >>> table = paired_contrasts_table(rows, TableSettings(), [])
+    >>> table = paired_contrasts_table(rows, TableSettings(), [], spec=TableSpec("t", PAIRED_VS_CLEAN))
     >>> [column.key for column in table.columns][:6], table.rows[0][:6]
     (['model', 'contrast', 'n_pairs', 'b', 'c', 'diff'], ('m', 'newline vs blank', 2, 1, 0, 0.5))
-    >>> paired_contrasts_table(rows, TableSettings(), [], direction=True).rows[0][11:13]
+    >>> paired_contrasts_table(rows, TableSettings(), []).rows[0][11:13]
     (False, 'reduces')
     """
-    extra = (Column("direction", "Direction"),) if direction else ()
-    columns = (Column("model", "Model"), Column("contrast", "Contrast"), Column("n_pairs", "n", "int"),
-               Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff", "proportion"),
-               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
-               Column("p_mcnemar", "p McNemar", "pvalue"), Column("p_permutation", "p permutation", "pvalue"),
-               Column("p_holm", "p Holm", "pvalue"), Column("significant", "Significant", "flag"), *extra,
-               Column("permutation_method", "Permutation method"))
+    direction = DIRECTION in spec.columns
+    extra = (DIRECTION,) if direction else ()
     raw, shown = [], []
     for row in rows:
         r, table = row.result, row.result.table
@@ -138,7 +136,7 @@ def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, not
                       table.second_only, interval_text(r.difference, ci.low, ci.high),
                       r.mcnemar.pvalue if has else None, r.permutation.pvalue if has else None,
                       row.adjusted_pvalue, row.significant, *way))
-    display = Table(name, "", (
+    display = Table(spec.name, "", (
         Column("contrast", "Contrast"), Column("model", "Model"), Column("n", "n", "int"),
         Column("b", "b", "int"), Column("c", "c", "int"), Column("diff", "Diff (pp) [95% CI]", align="r"),
         Column("p", "p McNemar", "pvalue"), Column("perm", "p perm.", "pvalue"),
@@ -157,4 +155,4 @@ def paired_contrasts_table(rows: list[ContrastRow], settings: TableSettings, not
                   + (" Direction: what the second condition does to absorption relative to the first: reduces "
                      "(b > c, Diff > 0), raises (b < c) or none (b = c). Sig. alone does not say which way; "
                      "the summary table counts significant reductions and increases apart." if direction else ""))
-    return Table(name, title, columns, tuple(raw), (method, *notes), display)
+    return spec.table(title, raw, (method, *notes), display)

@@ -17,6 +17,7 @@ from benchmark.conditions import ConditionSet, builtin
 from stats.contrasts import NO_DIFFERENCE, RAISES, REDUCES, ContrastRow, contrast_name
 from stats.render import Column, Table
 from stats.settings import TableSettings
+from stats.specs import SUMMARY
 
 
 @dataclass(frozen=True)
@@ -130,12 +131,6 @@ def summary_table(rows: list[ContrastRow], contrasts, settings: TableSettings, n
     >>> summary_table(rows, [("newline", "boundary")], TableSettings(), []).rows[0][:8]
     ('newline vs boundary', 'newline', 'boundary', 1, 1, 0, 0, 1)
     """
-    columns = (Column("contrast", "Contrast"), Column("first", "First"), Column("second", "Second"),
-               Column("models", "Models", "int"), Column("reduces_significantly", "Significantly reduces", "int"),
-               Column("raises_significantly", "Significantly raises", "int"),
-               Column("neither", "Neither", "int"), Column("reduces", "Reduces", "int"),
-               Column("raises", "Raises", "int"), Column("no_difference", "No difference", "int"),
-               Column("untested", "Untested", "int"), Column("statement", "Statement"))
     out, shown = [], []
     for count in headline_counts(rows, contrasts):
         statement = headline_sentence(count, settings.alpha, defined)
@@ -155,4 +150,4 @@ def summary_table(rows: list[ContrastRow], contrasts, settings: TableSettings, n
               "b < c), or neither. The CSV adds how many models go each way regardless of significance (reduces, "
               "raises and no difference, by the sign of b - c) and the models with labels but no pair (untested), "
               "all from the rows of contrasts.csv.")
-    return Table("summary", "Headline counts per contrast", columns, tuple(out), (method, *notes), display)
+    return SUMMARY.table("Headline counts per contrast", out, (method, *notes), display)

@@ -5,6 +5,8 @@ significant digits) for further analysis; Markdown and LaTeX carry the rounded,
 paper-style view (percentages with one decimal, p-values with three), which
 may be a reshaped `display` table (e.g. models x conditions). Empty cells mean
 "not computed" (no usable pairs, a missing condition); the notes say why.
+Every command writes its tables with `write_tables`, the one writer: every file
+or, on a full disk, none. `stats.schema` reads them back.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import csv
 import io
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.errors import UserError
-from common.files import write_files, write_text
+from common.files import write_files
 
 KINDS = ("text", "int", "proportion", "pvalue", "flag", "float")
 MISSING = "\u2014"  # em dash in the display formats
@@ -267,32 +270,19 @@ def to_latex(table: Table, *, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_table(directory: Path, table: Table, *, command: str) -> list[Path]:
-    """Write `<name>.csv`, `<name>.md` and `<name>.tex` (naming `command` as their maker); return their paths.
+def write_tables(out: str | Path, tables, *, command: str | None, extra: Mapping[str, str] | None = None,
+                 what: str, check: Callable[[Path], None] | None = None) -> list[Path]:
+    """The one writer of tables: each table as `<name>.csv`, `<name>.md` and, when `command` names the command
+    that made them, `<name>.tex`; then the `extra` files (a name in `out` and its text: figures, notes,
+    provenance, item files); every file or (a full disk) none, so a failure never leaves some tables new and
+    the others old. `check` sees each path before anything is written (compare refuses one inside data/);
+    `what` names the files in a failure ("tables"). Returns the paths, in that order.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     [path.name for path in write_table(Path(tmp), _EXAMPLE, command="python seam.py tables")]
-    ['example.csv', 'example.md', 'example.tex']
-    """
-    paths = []
-    for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)),
-                         (".tex", to_latex(table, command=command))):
-        path = Path(directory) / f"{table.name}{suffix}"
-        write_text(path, text)
-        paths.append(path)
-    return paths
-
-
-def write_report(out: Path, tables, provenance: tuple[str, str], what: str) -> list[Path]:
-    """Write each table as `<name>.csv` and `<name>.md` and the provenance (a file name and its text) into the
-    folder `out`, every file or (a full disk) none; `what` names them in a failure ("review report files").
-    For the reports that carry no LaTeX (the human review's, the occurrence audit's).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     [path.name for path in write_report(Path(tmp), [_EXAMPLE], ("provenance.json", "{}"), "example files")]
-    ['example.csv', 'example.md', 'provenance.json']
+    ...     [path.name for path in write_tables(Path(tmp), [_EXAMPLE], command="python seam.py tables",
+    ...                                          extra={"notes.md": "- A note."}, what="tables")]
+    ['example.csv', 'example.md', 'example.tex', 'notes.md']
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -301,10 +291,27 @@ def write_report(out: Path, tables, provenance: tuple[str, str], what: str) -> l
     for table in tables:
         texts[out / f"{table.name}.csv"] = to_csv(table)
         texts[out / f"{table.name}.md"] = to_markdown(table)
-    name, text = provenance
-    texts[out / name] = text
+        if command is not None:
+            texts[out / f"{table.name}.tex"] = to_latex(table, command=command)
+    for name, text in (extra or {}).items():
+        texts[out / name] = text
+    if check is not None:
+        for path in texts:
+            check(path)
     write_files({path: text.encode("utf-8") for path, text in texts.items()}, what)
     return list(texts)
+
+
+def write_report(out: Path, tables, provenance: tuple[str, str], what: str) -> list[Path]:
+    """`write_tables` without LaTeX, for the reports that carry none (the human review's, the occurrence
+    audit's): each table's CSV and Markdown and the provenance (a file name and its text).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [path.name for path in write_report(Path(tmp), [_EXAMPLE], ("provenance.json", "{}"), "example files")]
+    ['example.csv', 'example.md', 'provenance.json']
+    """
+    return write_tables(out, tables, command=None, extra=dict([provenance]), what=what)
 
 
 # The small table the examples above show.

@@ -48,7 +48,9 @@ from common.records import request_id
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows
 from stats.labels import LabelSet
 from stats.render import Column, Table, interval_text
+from stats.schema import TableSpec
 from stats.settings import TableSettings
+from stats.specs import SENSITIVITY
 
 Outcomes = dict[tuple[str, str], dict[str, bool | None]]
 
@@ -375,7 +377,7 @@ def _result(row: ContrastRow | None) -> tuple:
             row.significant, row.direction)
 
 
-def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes, *, name: str = "sensitivity",
+def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes, *, spec: TableSpec = SENSITIVITY,
                       title: str = "Sensitivity of each contrast to the scorer's choices") -> Table:
     """The rows as a table: in the CSV one row per model, contrast and alternative, with the reference
     result in `reference_*` columns; in the Markdown/LaTeX view each reference row followed by its
@@ -393,20 +395,6 @@ def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes
     >>> [row[2][:12] for row in table.display.rows]
     ['reference (a', '(d) adjudica', 'reference (a', '(d) adjudica']
     """
-    columns = (Column("model", "Model"), Column("contrast", "Contrast"), Column("analysis", "Analysis"),
-               Column("changed_pairs", "Changed pairs", "int"),
-               Column("reference_n_pairs", "Reference n", "int"), Column("reference_b", "Reference b", "int"),
-               Column("reference_c", "Reference c", "int"), Column("reference_diff", "Reference diff", "proportion"),
-               Column("reference_p_holm", "Reference p Holm", "pvalue"),
-               Column("reference_significant", "Reference significant", "flag"),
-               Column("reference_direction", "Reference direction"),
-               Column("n_pairs", "n", "int"), Column("b", "b", "int"), Column("c", "c", "int"),
-               Column("diff", "Diff", "proportion"), Column("ci_low", "CI low", "proportion"),
-               Column("ci_high", "CI high", "proportion"), Column("p_holm", "p Holm", "pvalue"),
-               Column("significant", "Significant", "flag"), Column("direction", "Direction"),
-               Column("direction_survives", "Direction survives", "flag"),
-               Column("significance_survives", "Significance survives", "flag"),
-               Column("survives", "Survives", "flag"))
     raw, shown = [], []
     previous = None
     for row in rows:
@@ -422,7 +410,7 @@ def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes
         left_out = "left out" if row.alternative is None else survival_text(row)
         shown.append(_shown(contrast, ref.model, ANALYSES.get(row.analysis, row.analysis), row.changed_pairs,
                             row.alternative, left_out))
-    display = Table(name, "", (
+    display = Table(spec.name, "", (
         Column("contrast", "Contrast"), Column("model", "Model"), Column("analysis", "Analysis"),
         Column("changed", "Changed pairs", "int"), Column("n", "n", "int"), Column("b", "b", "int"),
         Column("c", "c", "int"), Column("diff", "Diff (pp) [95% CI]", align="r"),
@@ -435,7 +423,7 @@ def sensitivity_table(rows: list[SensitivityRow], settings: TableSettings, notes
               "the second condition does to absorption relative to the first (reduces: b > c; raises: b < c; none: "
               f"b = c). Survives: the alternative has the reference's direction and its significance (Holm p < "
               f"{settings.alpha:g}, or not); \"no\" names what changed.")
-    return Table(name, title, columns, tuple(raw), (method, *notes), display)
+    return spec.table(title, raw, (method, *notes), display)
 
 
 def _shown(contrast: str, model: str, analysis: str, changed: int | None, row: ContrastRow | None,

@@ -1,77 +1,86 @@
-"""A few lines summarising the absorption tables in a folder, for `seam.py tables` and ./reproduce.sh.
+"""A few lines summarising the absorption tables, for `seam.py tables` (from the tables it just computed) and
+./reproduce.sh (from a folder of them, read with `stats.schema.read_table`):
 
     python -m stats.summary data/tables
+
+Both read the same typed rows (`stats.schema.records`) and print each number as its CSV cell has it, so the
+lines are the same whether the tables come from memory or from their files.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from common.files import read_csv
 from common.pipes import run_main
+from stats.render import Table, csv_cell
+from stats.schema import read_notes, read_tables, records
+from stats.specs import CONTRASTS, RATES, SENSITIVITY, SUMMARY
 
 
-def percent_of_cell(value: str) -> str:
-    """A proportion written in a CSV cell as a percentage; an empty cell (no data) as n/a.
+def percent_of(value: float | None) -> str:
+    """A proportion as a percentage of its CSV cell (six decimals); absent (no data) as n/a.
 
-    >>> percent_of_cell("0.123456"), percent_of_cell("")
-    ('12.3%', 'n/a')
+    >>> percent_of(0.1234564), percent_of(None), percent_of(float("nan"))
+    ('12.3%', 'n/a', 'n/a')
     """
-    return f"{100 * float(value):.1f}%" if value else "n/a"
+    cell = csv_cell(value, "proportion")
+    return f"{100 * float(cell):.1f}%" if cell else "n/a"
 
 
-def summary_lines(tables: Path) -> list[str]:
-    """Models and conditions, then per model its rates and contrasts (nothing when rates.csv is absent).
+def summary_lines(tables: Mapping[str, Table], notes: Sequence[str] = (), notes_path: Path | None = None
+                  ) -> list[str]:
+    """Models and conditions, then per model its rates and contrasts (nothing without the rates table);
+    `tables` by name, `notes` the data notes (of `notes_path`, which the last line points to).
 
-    >>> import tempfile
     >>> from stats.labels import label_set_of
-    >>> from stats.render import write_table
     >>> from stats.synthetic import label_row
     >>> from stats.tables import build_report
     >>> rows = [label_row("m", f"c{i}", condition, i < 3) for i in range(8) for condition in ("newline", "blank")]
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     for table in build_report(label_set_of(rows)).tables:
-    ...         _ = write_table(Path(tmp), table, command="python seam.py tables")
-    ...     for line in summary_lines(Path(tmp)):
-    ...         print(line)
+    >>> for line in summary_lines({table.name: table for table in build_report(label_set_of(rows)).tables}):
+    ...     print(line)
     models: 1 (m); conditions: newline, blank
       m: newline 37.5% [13.7%, 69.4%] n=8; blank 37.5% [13.7%, 69.4%] n=8
       m newline vs blank: b=0 c=0 p_holm=1 significant=false direction=none
       Compared with a bare line break, a blank line gives no significant reduction of absorption in any model ...
       sensitivity: 1 of 1 alternative rows keep the reference's direction and significance
     """
-    tables = Path(tables)
-    if not (tables / "rates.csv").exists():
+    if RATES.name not in tables:
         return []
-    rates = read_csv(tables / "rates.csv")
-    models = sorted({r["model"] for r in rates})
-    conditions = list(dict.fromkeys(r["condition"] for r in rates))
+    rates = records(tables[RATES.name])
+    models = sorted({r.model for r in rates})
+    conditions = list(dict.fromkeys(r.condition for r in rates))
     lines = [f"models: {len(models)} ({', '.join(models)}); conditions: {', '.join(conditions)}"]
     for model in models:
-        cells = [f"{r['condition']} {percent_of_cell(r['rate'])} "
-                 f"[{percent_of_cell(r['ci_low'])}, {percent_of_cell(r['ci_high'])}] n={r['n']}"
-                 for r in rates if r["model"] == model]
+        cells = [f"{r.condition} {percent_of(r.rate)} [{percent_of(r.ci_low)}, {percent_of(r.ci_high)}] "
+                 f"n={csv_cell(r.n, 'int')}" for r in rates if r.model == model]
         lines.append(f"  {model}: " + "; ".join(cells))
-    contrasts = tables / "contrasts.csv"
-    if contrasts.exists():
-        for row in read_csv(contrasts):
-            lines.append(f"  {row['model']} {row['contrast']}: b={row['b']} c={row['c']} "
-                         f"p_holm={row['p_holm'] or 'n/a'} significant={row['significant']} "
-                         f"direction={row.get('direction') or 'n/a'}")
-    headline = tables / "summary.csv"
-    if headline.exists():
-        lines += [f"  {row['statement']}" for row in read_csv(headline)]
-    sensitivity = tables / "sensitivity.csv"
-    if sensitivity.exists():
-        rows = [row for row in read_csv(sensitivity) if row["survives"]]
-        kept = sum(row["survives"] == "true" for row in rows)
+    for row in records(tables[CONTRASTS.name]) if CONTRASTS.name in tables else ():
+        lines.append(f"  {row.model} {row.contrast}: b={row.b} c={row.c} "
+                     f"p_holm={csv_cell(row.p_holm, 'pvalue') or 'n/a'} "
+                     f"significant={csv_cell(row.significant, 'flag')} direction={row.direction or 'n/a'}")
+    lines += [f"  {row.statement}" for row in records(tables[SUMMARY.name])] if SUMMARY.name in tables else []
+    if SENSITIVITY.name in tables:
+        rows = [row for row in records(tables[SENSITIVITY.name]) if row.survives is not None]
+        kept = sum(row.survives for row in rows)
         lines.append(f"  sensitivity: {kept} of {len(rows)} alternative rows keep the reference's direction and "
                      "significance")
-    notes = tables / "notes.md"
-    if notes.exists() and "entailment" in notes.read_text(encoding="utf-8").lower():
-        lines.append(f"  note: see {notes} for which scorer tiers ran")
+    if notes_path is not None and any("entailment" in note.lower() for note in notes):
+        lines.append(f"  note: see {notes_path} for which scorer tiers ran")
     return lines
+
+
+def folder_lines(folder: Path) -> list[str]:
+    """`summary_lines` of the tables in `folder` (each read once) and its notes.md.
+
+    >>> folder_lines(Path("no-such-folder"))
+    []
+    """
+    folder = Path(folder)
+    notes = folder / "notes.md"
+    return summary_lines(read_tables(folder, (RATES, CONTRASTS, SUMMARY, SENSITIVITY)),
+                         read_notes(notes) if notes.is_file() else (), notes)
 
 
 def main(argv: list[str]) -> int:
@@ -83,7 +92,7 @@ def main(argv: list[str]) -> int:
     """
     if len(argv) != 1:
         sys.exit("usage: python -m stats.summary TABLES_DIR")
-    print("\n".join(summary_lines(Path(argv[0]))))
+    print("\n".join(folder_lines(Path(argv[0]))))
     return 0
 
 

@@ -26,6 +26,7 @@ from stats.rates_figure import Point, Series, rates_figure
 from stats.render import Column, Table, interval_text
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
+from stats.specs import CLUSTER_EXTREMES, CLUSTERS, RATES, RESAMPLING, RESOLUTION, SOURCES
 from stats.usage import UsageSettings, usage_table
 
 # The built-in contrasts and treatments, as benchmark/conditions.toml defines them (a condition file adds to both):
@@ -116,10 +117,6 @@ def rates_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> 
     >>> table.display.rows
     (('a', '4–5', '80.0 [37.6, 96.4]', '25.0 [4.6, 69.9]'), ('b', '4', '50.0 [15.0, 85.0]', '—'))
     """
-    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("n", "n", "int"),
-               Column("absorbed", "Absorbed", "int"), Column("rate", "Rate", "proportion"),
-               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
-               Column("entailment_not_run", "Entailment not run", "int"))
     rows, wide = [], []
     for model in labels.models:
         cells, sizes = [], []
@@ -139,8 +136,7 @@ def rates_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -> 
                                   *(Column(c, c, align="r") for c in labels.conditions)), tuple(wide))
     method = (f"Absorption rate in percent over usable pairs, with {settings.confidence_level:.0%} Wilson score "
               "intervals in brackets; n: usable pairs per condition (smallest–largest when they differ).")
-    return Table("rates", "Absorption rate by model and condition", columns, tuple(rows),
-                 (method, *notes), display)
+    return RATES.table("Absorption rate by model and condition", rows, (method, *notes), display)
 
 
 # ---------------------------------------------------------------- contrasts
@@ -175,10 +171,6 @@ def sources_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -
     >>> sources_table(_example(), DEFAULT_SETTINGS, []).display.rows
     (('a', 1.0, 0.0, 0.8), ('b', 0.5, nan, 0.5))
     """
-    columns = (Column("model", "Model"), Column("source", "Source"), Column("n", "n", "int"),
-               Column("absorbed", "Absorbed", "int"), Column("rate", "Rate", "proportion"),
-               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
-               Column("entailment_not_run", "Entailment not run", "int"))
     sources = source_order(labels)
     rows, wide = [], []
     for model in labels.models:
@@ -205,8 +197,7 @@ def sources_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -
     method = ("Casual-comment absorption rate in percent, newline and blank conditions pooled (usable pairs "
               "of both), per source; all: every source pooled. The CSV adds counts and 95% Wilson intervals "
               "(which treat the two conditions of a cluster as independent, so they are somewhat too narrow).")
-    return Table("sources", "Casual-comment absorption by source", columns, tuple(rows),
-                 (method, *notes), display)
+    return SOURCES.table("Casual-comment absorption by source", rows, (method, *notes), display)
 
 
 # ---------------------------------------------------------------- clusters
@@ -264,13 +255,6 @@ def clusters_table(labels: LabelSet, counts: list[ClusterCounts], notes: list[st
     >>> table.display.rows[1]
     ('humaneval-000', 'humaneval', '2/2', '1/1', 1.0)
     """
-    columns = [Column("cluster", "Cluster"), Column("source", "Source"), Column("genre", "Genre"),
-               Column("comment_id", "Comment")]
-    for condition in labels.conditions:
-        columns += [Column(f"{condition}_absorbed", f"{condition} absorbed", "int"),
-                    Column(f"{condition}_models", f"{condition} models", "int")]
-    columns += [Column("absorbed", "Absorbed", "int"), Column("usable", "Usable", "int"),
-                Column("share", "Share", "proportion")]
     rows, shown = [], []
     for item in counts:
         flat = [value for pair in item.per_condition for value in pair]
@@ -283,7 +267,8 @@ def clusters_table(labels: LabelSet, counts: list[ClusterCounts], notes: list[st
                                      Column("share", "Share (%)", "proportion")), tuple(shown))
     method = ("Per cluster and condition: models that absorbed the comment / models with a usable pair; "
               "share: absorbed over usable across all conditions, in percent.")
-    return Table("clusters", "Absorption per cluster", tuple(columns), tuple(rows), (method, *notes), display)
+    return CLUSTERS.table("Absorption per cluster", rows, (method, *notes), display,
+                          columns=CLUSTERS.columns_for(labels.conditions))
 
 
 def extremes_table(counts: list[ClusterCounts], settings: TableSettings, notes: list[str]) -> Table:
@@ -297,17 +282,12 @@ def extremes_table(counts: list[ClusterCounts], settings: TableSettings, notes: 
     scored = [c for c in counts if c.usable]
     most = sorted(scored, key=lambda c: (-c.share, -c.usable, c.cluster))[: settings.top]
     least = sorted(scored, key=lambda c: (c.share, -c.usable, c.cluster))[: settings.top]
-    columns = (Column("end", "End"), Column("rank", "Rank", "int"), Column("cluster", "Cluster"),
-               Column("source", "Source"), Column("comment_id", "Comment"),
-               Column("absorbed", "Absorbed", "int"),
-               Column("usable", "Usable", "int"), Column("share", "Share", "proportion"))
     rows = [(end, rank, c.cluster, c.source, c.comment, c.absorbed, c.usable, c.share)
             for end, chosen in (("most", most), ("least", least))
             for rank, c in enumerate(chosen, start=1)]
     method = (f"The {settings.top} clusters most and least often absorbed, over all models and conditions "
               "(share in percent; ties broken by more usable pairs, then by name).")
-    return Table("cluster_extremes", "Clusters most and least often absorbed", columns, tuple(rows),
-                 (method, *notes))
+    return CLUSTER_EXTREMES.table("Clusters most and least often absorbed", rows, (method, *notes))
 
 
 # ---------------------------------------------------------------- resampling
@@ -323,15 +303,9 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
     0 of 1 models keep their newline vs boundary reduction: significant on the observed labels (b > c,
     Holm p < 0.05) and in a majority of 100 resamples.
     """
-    columns = (Column("model", "Model"), Column("n_pairs", "n", "int"), Column("b", "b", "int"),
-               Column("c", "c", "int"), Column("observed_significant", "Significant (observed)", "flag"),
-               Column("resamples", "Resamples", "int"),
-               Column("significant_resamples", "Significant resamples", "int"),
-               Column("share", "Share", "proportion"), Column("majority", "Majority", "flag"),
-               Column("keeps", "Keeps", "flag"))
     if result is None:
-        return Table("resampling", "Comment-pool resampling", columns, (),
-                     ("Not computed: the labels lack newline or boundary.", *notes))
+        return RESAMPLING.table("Comment-pool resampling", (),
+                                ("Not computed: the labels lack newline or boundary.", *notes))
     rows = tuple((m.model, m.n_pairs, m.b, m.c, m.observed_significant, m.resamples, m.significant_resamples,
                   m.share, m.majority, m.keeps) for m in result.models)
     contrast = contrast_name(result.first, result.second)
@@ -344,8 +318,7 @@ def resampling_table(result: resample.ResamplingResult | None, notes: list[str])
               "the model's reduction is significant, in percent. Majority: more than half of the resamples; "
               "Keeps: significant on the observed labels and in a majority (a model whose observed reduction is "
               "not significant keeps nothing, however often a resample makes it significant).")
-    return Table("resampling", f"Comment-pool resampling of the {contrast} reduction", columns, rows,
-                 (summary, method, *notes))
+    return RESAMPLING.table(f"Comment-pool resampling of the {contrast} reduction", rows, (summary, method, *notes))
 
 
 # ---------------------------------------------------------------- resolution
@@ -360,12 +333,7 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
     >>> resolution_table(labels, absorption_contrast_rows(labels, DEFAULT_SETTINGS), DEFAULT_SETTINGS, []).rows
     (('newline vs boundary', 1, 4, 0.75, 'observed, pooled', 0.05, 0.8, nan, 0.19324...),)
     """
-    columns = (Column("contrast", "Contrast"), Column("models", "Models", "int"),
-               Column("n_pairs", "n", "int"), Column("discordance", "Discordance", "float"),
-               Column("discordance_source", "Discordance from"),
-               Column("threshold", "Per-test level", "float"), Column("power", "Power", "float"),
-               Column("resolution", "Resolution", "proportion"),
-               Column("paper_resolution", f"At n = {PAPER_PAIRS}, K = {PAPER_MODELS}", "proportion"))
+    columns = RESOLUTION.headed(paper_resolution=f"At n = {PAPER_PAIRS}, K = {PAPER_MODELS}")
     out = []
     source = "given" if settings.discordance is not None else "observed, pooled"
     for first, second in contrasts:
@@ -392,7 +360,7 @@ def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableS
               f"K = {PAPER_MODELS} models, level {settings.alpha:g}/{PAPER_MODELS}) at the same discordance; at "
               f"the paper's own discordance {PAPER_DISCORDANCE:g} that design resolves "
               f"{100 * reference.difference:.1f} points.")
-    return Table("resolution", "Resolution of the paired design", columns, tuple(out), (method, *notes))
+    return RESOLUTION.table("Resolution of the paired design", out, (method, *notes), columns=columns)
 
 
 # ---------------------------------------------------------------- figures and report
@@ -485,7 +453,7 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
                                                              evidence=evidence, exclusions=exclusions)
     tables = (
         rates_table(labels, settings, notes),
-        paired_contrasts_table(contrasts, settings, notes, direction=True),
+        paired_contrasts_table(contrasts, settings, notes),
         summary_table(contrasts, wanted, settings, notes, conditions),
         sources_table(labels, settings, notes),
         clusters_table(labels, counts, notes),

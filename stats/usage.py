@@ -17,6 +17,7 @@ from common.records import TraceRow
 from runner.prices import Price
 from runner.usage import read_usage
 from stats.render import Column, Table
+from stats.specs import USAGE
 
 ALL = "all"  # the condition of a model's total row
 
@@ -130,11 +131,6 @@ def usage_table(rows: list[TraceRow], conditions: tuple[str, ...], settings: Usa
     (('m', 'all', 1, 0, 1000000, 10), 2.00008)
     """
     totals = tally_rows(rows)
-    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("requests", "Requests", "int"),
-               Column("usage_unknown", "Usage unknown", "int"), Column("prompt_tokens", "Prompt tokens", "int"),
-               Column("completion_tokens", "Completion tokens", "int"),
-               Column("reasoning_tokens", "Reasoning tokens", "int"), Column("cached_tokens", "Cached tokens", "int"),
-               Column("time_s", "Time (s)", "float"), Column("cost_usd", "Cost (USD)", "float"))
     models = sorted({model for model, _ in totals})
     table_rows, shown = [], []
     for model in models:
@@ -170,5 +166,4 @@ def usage_table(rows: list[TraceRow], conditions: tuple[str, ...], settings: Usa
                                   Column("completion", "Completion tokens", align="r"),
                                   Column("hours", "Hours", align="r"), Column("cost", "Cost (USD)", align="r")),
                     tuple(shown))
-    return Table("usage", "Requests, tokens, time and cost per model and condition", columns, tuple(table_rows),
-                 tuple(notes), display)
+    return USAGE.table("Requests, tokens, time and cost per model and condition", table_rows, notes, display)

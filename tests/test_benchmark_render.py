@@ -1,7 +1,16 @@
 import pytest
 
-from benchmark.render import BEGIN_MARKER, END_MARKER, MITIGATION, cluster_requests, render
+from benchmark.conditions import builtin
+from benchmark.render import BEGIN_MARKER, END_MARKER, cluster_requests
 from common.records import CONDITIONS, Cluster, Request
+
+MITIGATION = builtin().get("mitigation").sentence
+
+
+def render(instruction: str, artifact: str, comment: str, native: str, condition: str) -> str:
+    """The message of one built-in condition, given both comments (as benchmark.render.cluster_requests does)."""
+    chosen = builtin().get(condition)
+    return chosen.render(instruction, artifact, {"none": None, "casual": comment, "native": native}[chosen.pool])
 
 INSTRUCTION = "Fix the spelling mistakes in this text."
 ARTIFACT = "The comittee met on tuesday.\nIt adjourned early."
@@ -37,7 +46,9 @@ def test_mitigation_adds_the_instruction_before_the_markers_only():
 
 
 def test_unknown_condition_is_rejected():
-    with pytest.raises(ValueError, match="unknown condition"):
+    from common.errors import UserError
+
+    with pytest.raises(UserError, match="condition 'sideways' is not defined"):
         render(INSTRUCTION, ARTIFACT, COMMENT, NATIVE, "sideways")
 
 

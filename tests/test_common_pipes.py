@@ -38,7 +38,7 @@ def differing(tmp_path_factory):
 
 
 ENTRY_POINTS = {
-    "seam.py prompts": (["seam.py", "prompts", "--source", "humaneval"], 0),
+    "seam.py prompts": (["seam.py", "prompts", "--sources", "humaneval"], 0),
     "stats.summary": (["-m", "stats.summary", "data/tables"], 0),
     "validity.summary": (["-m", "validity.summary", "data/tables"], 0),
     "scripts/released_tiers.py": (["scripts/released_tiers.py", "no-such-labels.jsonl"], 0),

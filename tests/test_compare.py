@@ -1,4 +1,4 @@
-"""Bring your own model, as the README's example does it: run a model (the project's fake server) into a
+"""Bring your own model, as the README (and docs/COMPARE.md) does it: run a model (the project's fake server) into a
 folder of the user's, `seam.py compare` it beside the released models, and find data/ untouched, the new
 model beside the released ones in every table (origin column) and on the page (in a real browser), and
 the released rows keeping their released values in the default Holm family."""
@@ -39,7 +39,7 @@ def flow(tmp_path_factory):
         config = home / "new-model.toml"
         config.write_text(toml_text(config_keys(server, name="new-model")), encoding="utf-8")
         traces = home / "runs" / "new-model.jsonl"
-        assert seam.main(["run", str(config), "--clusters", "6", "--out", str(traces)]) == 0
+        assert seam.main(["run", str(config), "--first", "6", "--out", str(traces)]) == 0
     own, panel = home / "runs" / "compare", home / "runs" / "compare-panel"
     assert seam.main(["compare", str(traces), "--out", str(own)]) == 0
     assert seam.main(["compare", str(traces), "--out", str(panel), "--family", "panel"]) == 0
@@ -143,7 +143,7 @@ def _run(home: Path, name: str, *options: str) -> Path:
         config = home / f"{name}.toml"
         config.write_text(toml_text(config_keys(server, name=name)), encoding="utf-8")
         traces = home / f"{name}.jsonl"
-        assert seam.main(["run", str(config), "--clusters", "3", "--out", str(traces), *options]) == 0
+        assert seam.main(["run", str(config), "--first", "3", "--out", str(traces), *options]) == 0
     return traces
 
 

@@ -16,7 +16,6 @@ import pytest
 import seam
 from benchmark import conditions, dataset
 from benchmark.check import check
-from benchmark.render import render
 from common import jsonl
 from common.errors import UserError
 from common.records import CONDITIONS, Label, Request, TraceRow
@@ -48,8 +47,9 @@ def test_the_builtin_six_render_every_cluster_byte_for_byte_as_before():
     builtin = conditions.builtin()
     for cluster in benchmark.clusters:
         for name in CONDITIONS:
-            by_render.update(render(cluster.instruction, cluster.artifact, cluster.comment.text,
-                                    cluster.native.text, name).encode("utf-8") + b"\0")
+            chosen = builtin.get(name)
+            trailing = {"none": None, "casual": cluster.comment.text, "native": cluster.native.text}[chosen.pool]
+            by_render.update(chosen.render(cluster.instruction, cluster.artifact, trailing).encode("utf-8") + b"\0")
             by_definition.update(builtin.get(name).message(cluster).encode("utf-8") + b"\0")
     assert by_render.hexdigest() == by_definition.hexdigest() == MESSAGES_SHA256
     rows = "".join(jsonl.dumps(request.to_row()) for request in dataset.requests(benchmark))
@@ -280,19 +280,19 @@ def test_records_take_any_condition_name_and_refuse_what_cannot_be_one():
 
 def test_prompts_renders_a_condition_file_and_refuses_an_undefined_condition(capsys):
     assert seam.main(["prompts", "--conditions", str(EXAMPLE), "--only", "xml-tags,only-revised",
-                      "--source", "austen"]) == 0
+                      "--sources", "austen"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(rows) == 100 and {r["condition"] for r in rows} == {"xml-tags", "only-revised"}
     assert all(r["comment"] and r["message"].endswith("\n" + r["comment"]) for r in rows)
-    assert seam.main(["prompts", "--conditions", str(EXAMPLE), "--cluster", "austen-001"]) == 0
+    assert seam.main(["prompts", "--conditions", str(EXAMPLE), "--cluster-ids", "austen-001"]) == 0
     assert [json.loads(line)["condition"] for line in capsys.readouterr().out.splitlines()] == [
         *CONDITIONS, "xml-tags", "fenced", "only-revised"]
-    assert seam.main(["prompts", "--condition", "xml-tags"]) == 2
+    assert seam.main(["prompts", "--only", "xml-tags"]) == 2
     err = capsys.readouterr().err
     assert err == ("seam.py prompts: error: condition 'xml-tags' is not defined (built-in: clean, newline, blank, "
                    f"boundary, mitigation, native); pass --conditions {os.path.relpath(EXAMPLE)}, the condition file "
                    "that defines it (docs/CONDITIONS.md)\n")
-    assert seam.main(["prompts", "--condition", "sideways"]) == 2
+    assert seam.main(["prompts", "--only", "sideways"]) == 2
     assert capsys.readouterr().err.endswith("; pass --conditions FILE, the condition file that defines it "
                                             "(docs/CONDITIONS.md)\n")
 

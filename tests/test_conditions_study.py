@@ -61,7 +61,7 @@ def test_the_runner_renders_a_condition_file_and_refuses_its_conditions_without_
     with serve() as server:
         config = tmp_path / "fake.toml"
         config.write_text(toml_text(config_keys(server)), encoding="utf-8")
-        assert seam.main(["run", str(config), "--conditions", str(EXAMPLE), "--only", "xml-tags", "--clusters", "2",
+        assert seam.main(["run", str(config), "--conditions", str(EXAMPLE), "--only", "xml-tags", "--first", "2",
                           "--dry-run"]) == 0
         sent = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         assert [s["id"].split("/")[1] for s in sent] == ["xml-tags", "xml-tags"]
@@ -222,8 +222,8 @@ def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anythin
                            "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
     assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
 
-PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "report",
-         "scripts", "data")
+PARTS = ("seam.py", "reproduce.sh", "common", *dict.fromkeys(stage.split(".")[0] for stage in seam.STAGES),
+         "scripts", "data")  # every stage seam.py imports, and the release
 
 
 def _run(repo: Path, *argv: str) -> subprocess.CompletedProcess:

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from review import server
+from common import answerserver as server
 
 
 class Session:
-    """The few members the page server uses (review/server.py's docstring), with a page holding a lone
+    """The few members the page server uses (common/answerserver.py's docstring), with a page holding a lone
     surrogate, as a model output read from JSON may."""
 
     total = 1
@@ -43,9 +43,9 @@ def running(monkeypatch):
     def start(**constants):
         for name, value in constants.items():
             monkeypatch.setattr(server, name, value)
-        monkeypatch.setattr(server.ReviewHandler, "timeout", server.READ_TIMEOUT_S)
+        monkeypatch.setattr(server.AnswerHandler, "timeout", server.READ_TIMEOUT_S)
         Session.submitted = []
-        httpd = server.ReviewHTTPServer(Session(), 0)
+        httpd = server.AnswerServer(Session(), 0)
         thread = threading.Thread(target=httpd.serve_forever, daemon=True)
         thread.start()
         started.append(httpd)

@@ -56,7 +56,7 @@ def finish(process) -> None:
 def test_rows_record_the_server_and_repeat_byte_for_byte(config, tmp_path):
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     for out in (first, second):
-        finish(run(config, out, "--clusters", "1", "--only", "clean,newline"))
+        finish(run(config, out, "--first", "1", "--only", "clean,newline"))
     a, b = read_final(first).final, read_final(second).final
     assert sorted(a) == sorted(b) and len(a) == 2
     for row in a.values():
@@ -70,14 +70,14 @@ def test_rows_record_the_server_and_repeat_byte_for_byte(config, tmp_path):
 
 def test_a_killed_run_resumes_with_one_final_row_per_id(config, tmp_path):
     out = tmp_path / "resume.jsonl"
-    process = run(config, out, "--clusters", "2", "--only", "clean,newline,blank", "--move-torn")
+    process = run(config, out, "--first", "2", "--only", "clean,newline,blank", "--move-torn")
     give_up = time.monotonic() + 600
     while not (out.exists() and out.read_bytes().count(b"\n") >= 1):
         assert process.poll() is None and time.monotonic() < give_up
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()
-    finish(run(config, out, "--clusters", "2", "--only", "clean,newline,blank", "--move-torn"))
+    finish(run(config, out, "--first", "2", "--only", "clean,newline,blank", "--move-torn"))
     lines = [line for line in out.read_text(encoding="utf-8").splitlines() if line]
     rows = read_final(out).final
     assert len(rows) == 6 and len(lines) == 6

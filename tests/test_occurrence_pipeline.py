@@ -1,5 +1,5 @@
 """The occurrence audit end to end on a made-up corpus: screen, judge (against the fake server), sample,
-annotate (on the review server), report; and that no message text reaches any file it writes."""
+annotate (on the answer pages' server), report; and that no message text reaches any file it writes."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ from support.occurrencedata import (
 
 import seam
 from common import jsonl
+from common.answerserver import AnswerServer
 from common.errors import UserError
 from occurrence import annotate, judge, report, sample, screen, store
 from occurrence.texts import read_texts
-from review.server import ReviewHTTPServer
 from runner.retry import RetryPolicy
 
 FAST = RetryPolicy(max_retries=1, base_s=0.01, cap_s=0.02)
@@ -439,7 +439,7 @@ class _Page:
     """The annotation page served on 127.0.0.1 in a thread, and a small client for it."""
 
     def __init__(self, session):
-        self.server = ReviewHTTPServer(session, 0)
+        self.server = AnswerServer(session, 0)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         self.host = f"127.0.0.1:{self.server.server_port}"

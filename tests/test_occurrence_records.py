@@ -142,7 +142,7 @@ def test_a_sample_answer_must_name_its_case_and_one_reviewer(candidates, tmp_pat
         store.read_sample(sample)
     lines = sample.read_text(encoding="utf-8").splitlines()
     sample.write_text("\n".join(lines[:3] + [json.dumps({**answer, "case": 2})]) + "\n", encoding="utf-8")
-    with pytest.raises(UserError, match=r":4: an answer to case 2, which the file does not have with that"):
+    with pytest.raises(UserError, match=r":4: an answer to case 2 names message [0-9a-f]{12}…, but case 2 is "):
         store.read_sample(sample)
     sample.write_text("\n".join(lines[:3] + [json.dumps({**answer, "answer": "maybe"})]) + "\n", encoding="utf-8")
     with pytest.raises(UserError, match=r":4: field 'answer' is 'maybe', expected one of yes, no, unsure"):

@@ -13,7 +13,6 @@ from support.reportdata import HOSTILE, ROOT, make_release, seam_main
 import seam
 from benchmark import dataset
 from benchmark.conditions import builtin
-from benchmark.render import render
 from common.records import Label, TraceRow
 from report import cases, gallery
 from report.segments import message_pieces, output_pieces
@@ -115,8 +114,7 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
         for condition, pieces in cluster["messages"].items():
             text = "".join(cluster["artifact"] if mark == "artifact" else piece for mark, piece in pieces)
             trailing = builtin().get(condition).trailing(source)
-            assert text == render(source.instruction, source.artifact, source.comment.text,
-                                  source.native.text, condition), (name, condition)
+            assert text == builtin().get(condition).message(source), (name, condition)
             assert [p[0] for p in pieces if p[0] in ("seam", "comment")] == (["seam", "comment"] if trailing else [])
             if trailing:
                 assert pieces[-1] == ["comment", trailing.text]

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("seam.py", "reproduce.sh", "common", "benchmark", "runner", "scorer", "stats", "validity", "review", "report",
+sys.path.insert(0, str(ROOT))
+import seam  # noqa: E402
+
+# Every stage seam.py wires up (it imports them all), the plumbing below them, and the release.
+PARTS = ("seam.py", "reproduce.sh", "common", *dict.fromkeys(stage.split(".")[0] for stage in seam.STAGES),
          "scripts", "data")
 
 
@@ -51,6 +55,20 @@ def test_reproduce_passes_on_the_released_data(repo, released):
             assert f"== 3d. regenerate the study data/studies/{study.name} " in done.stdout
         else:
             assert f"data/studies/{study.name}: no traces yet" in done.stdout
+
+
+def test_each_note_prints_under_the_header_of_its_own_step(repo, released):
+    """The note on how a trace set is rescored (lexical-only, or with the entailment tier) and the note that the
+    functional check is not rerun once printed above their step's header, under the previous step's."""
+    lines = reproduce(repo).stdout.splitlines()
+    notes = [i for i, line in enumerate(lines) if re.match(r"   \S+\.jsonl: released labels (are lexical-only|include)",
+                                                           line)]
+    assert len(notes) == len(released)
+    for i in notes:
+        name = lines[i].split()[0].removesuffix(":")
+        assert lines[i - 1] == f"== 2. rescore data/traces/{name} and compare with data/labels/{name}", lines[i - 1]
+    (functional,) = [i for i, line in enumerate(lines) if "the functional check executes model output" in line]
+    assert lines[functional - 1].startswith("== 3. regenerate the absorption and validity tables")
 
 
 def test_an_altered_label_fails_and_names_the_row(repo, released):

@@ -7,7 +7,6 @@ The server runs as a real `seam.py review serve` process on an ephemeral port of
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -21,10 +20,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support import keyboard
 from support.reviewdata import SCRIPT, make_inputs
 
 import seam
-from common import jsonl
+from common import answerpage, answerserver, jsonl
 from review import page, server, store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,7 +139,7 @@ def test_a_case_page_shows_the_request_and_both_outputs_escaped_and_nothing_of_t
     # the untrusted output's <script> is text: the page's only script element is its own
     assert SCRIPT not in body and page.escape(SCRIPT) in body
     assert body.count("<script") == 1
-    assert headers["Content-Security-Policy"] == page.CONTENT_SECURITY_POLICY
+    assert headers["Content-Security-Policy"] == answerpage.CONTENT_SECURITY_POLICY
     # blinded: no request id (which names the condition), no condition, no tier or evidence
     assert case["id"] not in body and f"condition <b>{case['condition']}" not in body
     assert "tier" not in body.lower() and "evidence" not in body.lower()
@@ -312,7 +312,7 @@ def test_a_failed_write_leaves_the_file_as_it_was_and_says_not_saved(review, mon
 
 def test_in_process_server_threads_serialise_answers(review):
     session = server.open_session(review, "ada")
-    httpd = server.ReviewHTTPServer(session, 0)
+    httpd = answerserver.AnswerServer(session, 0)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -336,79 +336,23 @@ def _csv(path: Path) -> list[dict]:
 
 # ---------------------------------------------------------------- the keyboard flow, run in node
 
-KEYBOARD = r"""
-const spec = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-const body = {tagName: 'BODY'};
-let active = body, submitted = 0;
-const radios = [];
-for (const [name, value] of spec.inputs) {  // radio buttons: checking one unchecks the others of its group
-  const radio = {tagName: 'INPUT', name, value, on: false, focus() { active = radio; },
-                 get checked() { return radio.on; },
-                 set checked(v) {
-                   if (v) { radios.forEach(r => { if (r.name === name) { r.on = false; } }); }
-                   radio.on = v;
-                 }};
-  radios.push(radio);
-}
-const note = {tagName: 'TEXTAREA', focus() { active = note; }, blur() { active = body; }};
-const form = {
-  querySelector(selector) {
-    const [, name, value] = selector.match(/name="([^"]*)"\]\[value="([^"]*)"/);
-    return radios.find(r => r.name === name && r.value === value) || null;
-  },
-  querySelectorAll(selector) {
-    const name = selector.match(/name="([^"]*)"/)[1];
-    return radios.filter(r => r.name === name);
-  },
-  requestSubmit() { submitted += 1; },
-};
-const links = {previous: {getAttribute: () => '/case/1'}, next: {getAttribute: () => '/case/3'}};
-let handler = null;
-global.document = {
-  getElementById(id) { return id === 'answer' ? form : id === 'note' ? note : links[id] || null; },
-  addEventListener(type, fn) { if (type === 'keydown') { handler = fn; } },
-  get activeElement() { return active; },
-};
-global.window = {location: {href: ''}};
-eval(spec.script);
-const checked = name => (radios.find(r => r.name === name && r.checked) || {value: null}).value;
-const log = [];
-for (const [key, shift] of spec.keys) {
-  let prevented = false;
-  handler({key, shiftKey: shift, ctrlKey: false, metaKey: false, altKey: false, isComposing: false,
-           preventDefault() { prevented = true; }});
-  log.push({key, prevented, verdict: checked('verdict'), kind: checked('absorption_kind'),
-            focus: active === note ? 'note' : active.tagName, submitted, href: window.location.href});
-}
-console.log(JSON.stringify(log));
-"""
 
-
-def test_the_keyboard_flow_in_node(tmp_path):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the page's key handling is checked where it is")
+def test_the_keyboard_flow_in_node():
     view = page.CaseView(number=2, total=3, answered=0, reviewer="ada", instruction="i", artifact="a", comment="c",
                          clean_output="x", output="y", condition=None, request_id=None, previous=None, saved=None)
     html = page.case_page(view)
-    script = re.search(r"<script>(.*)</script>", html, re.S).group(1)
-    assert script == page.SCRIPT
-    inputs = re.findall(r'<input type="radio" name="([a-z_]+)" value="([a-z_]*)"', html)
+    assert re.search(r"<script>(.*)</script>", html, re.S).group(1) == answerpage.SCRIPT
     keys = [("n", False), ("6", False), ("t", False), ("a", False), ("Enter", True), ("Escape", False),
             ("ArrowRight", False), ("u", False), ("0", False), ("/", False), ("Enter", False), ("Enter", False)]
-    spec = {"script": script, "inputs": inputs, "keys": keys}
-    done = subprocess.run([node, "-e", KEYBOARD], input=json.dumps(spec), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    log = json.loads(done.stdout)
-    step = {i: entry for i, entry in enumerate(log)}
-    assert step[0]["verdict"] == "not_absorbed" and step[0]["prevented"]
-    assert step[1]["kind"] == "outside_edited_text"
+    step = dict(enumerate(keyboard.press(html, keys)))
+    assert step[0]["checked"]["verdict"] == "not_absorbed" and step[0]["prevented"]
+    assert step[1]["checked"]["absorption_kind"] == "outside_edited_text"
     assert step[2]["focus"] == "note"
-    assert step[3]["verdict"] == "not_absorbed" and not step[3]["prevented"]  # typed into the note, not a key
+    assert step[3]["checked"]["verdict"] == "not_absorbed" and not step[3]["prevented"]  # typed into the note
     assert step[4]["submitted"] == 0 and not step[4]["prevented"]  # Shift+Enter: a new line in the note
     assert step[5]["focus"] == "BODY"
     assert step[6]["href"] == "/case/3"
-    assert step[7]["verdict"] == "unsure" and step[8]["kind"] == ""
+    assert step[7]["checked"]["verdict"] == "unsure" and step[8]["checked"]["absorption_kind"] == ""
     assert step[9]["focus"] == "note"
     assert step[10]["submitted"] == 1  # Enter in the note saves
     assert step[11]["submitted"] == 2  # and Enter elsewhere too

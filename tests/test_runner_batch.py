@@ -297,7 +297,7 @@ def test_batch_options_without_batch_are_refused(tmp_path, capsys):
     with serve_batch("openai") as fake:
         config = config_for(tmp_path, fake, "openai")
         code = seam.main(["run", config.path, "--out", str(tmp_path / "t.jsonl"), "--batch-cancel",
-                          "--clusters", "1"])
+                          "--first", "1"])
     assert code == 2 and "--batch-cancel and --batch-poll go with --batch" in capsys.readouterr().err
 
 
@@ -501,7 +501,8 @@ def test_listing_pages_are_url_encoded_and_a_repeated_cursor_ends_the_search():
             return self.pages[min(len(self.urls), len(self.pages)) - 1]
 
     submission = Submission("seam-0123456789abcdef", "gemini", "m", ("a/clean",), 1e9)
-    client = Pages([{"operations": [], "nextPageToken": "Cg8y+MDI1=="}, {"operations": [], "nextPageToken": "Cg8y+MDI1=="}])
+    page = {"operations": [], "nextPageToken": "Cg8y+MDI1=="}
+    client = Pages([page, page])
     assert gemini.find(client, submission) == [] and len(client.urls) == 2
     assert client.urls[1].endswith("pageToken=Cg8y%2BMDI1%3D%3D")
     client = Pages([{"data": [{"id": "b&x", "created_at": 2e9}], "has_more": True}])

@@ -48,7 +48,7 @@ def test_selection_by_condition_and_cluster_count(tmp_path, files):
     rows, requests, out = files
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--requests", str(requests),
-                          "--out", str(out), "--only", "clean,blank", "--clusters", "2"])
+                          "--out", str(out), "--only", "clean,blank", "--first", "2"])
     assert code == 0
     assert sorted(read_final(out).final) == ["synthetic-000/blank", "synthetic-000/clean",
                                               "synthetic-001/blank", "synthetic-001/clean"]
@@ -77,7 +77,7 @@ def test_dry_run_with_out_shows_only_what_is_left(tmp_path, files, capsys):
     rows, requests, out = files
     with serve() as server:
         config = str(config_file(tmp_path, server))
-        seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--clusters", "3"])
+        seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--first", "3"])
         capsys.readouterr()
         seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--dry-run"])
     printed = [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()]
@@ -161,11 +161,42 @@ def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, m
     monkeypatch.setattr(dataset, "requests", fake_requests)
     with serve() as server:
         code = seam.main(["run", str(config_file(tmp_path, server)), "--dry-run", "--sources", "austen,pyfaq",
-                          "--only", "clean", "--clusters", "3"])
+                          "--only", "clean", "--first", "3"])
     defined = calls[0].pop("defined")
-    assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "limit": 3}]
+    assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "cluster_ids": None,
+                                    "limit": 3}]
     assert defined.names == ("clean", "newline", "blank", "boundary", "mitigation", "native")
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_selection_by_cluster_id_from_the_benchmark_and_from_a_request_file(tmp_path, files, capsys):
+    """run selects as prompts does: --cluster-ids (a comma list) and --first N (a count), on either input."""
+    rows, requests, out = files
+    with serve() as server:
+        config = str(config_file(tmp_path, server))
+        assert seam.main(["run", config, "--dry-run", "--cluster-ids", "austen-007,humaneval-011",
+                          "--only", "clean,blank"]) == 0
+        assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == [
+            "humaneval-011/clean", "humaneval-011/blank", "austen-007/clean", "austen-007/blank"]
+        assert seam.main(["run", config, "--dry-run", "--requests", str(requests),
+                          "--cluster-ids", "synthetic-002,synthetic-001", "--first", "1"]) == 0
+        assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == [
+            "synthetic-001/clean", "synthetic-001/newline", "synthetic-001/blank"]
+        assert seam.main(["run", config, "--dry-run", "--requests", str(requests),
+                          "--cluster-ids", "synthetic-001,nowhere-001"]) == 2
+        assert "requests.jsonl: no rows of cluster(s) 'nowhere-001'" in capsys.readouterr().err
+        assert server.received == []
+
+
+def test_one_request_or_row_is_counted_in_the_singular(tmp_path, files, capsys):
+    rows, _, out = files
+    write_requests(tmp_path / "one.jsonl", rows[:1])
+    with serve() as server:
+        config = str(config_file(tmp_path, server))
+        assert seam.main(["run", config, "--requests", str(tmp_path / "one.jsonl"), "--dry-run"]) == 0
+        assert capsys.readouterr().err.endswith("run: dry run, 1 request printed, none sent\n")
+        assert seam.main(["run", config, "--requests", str(tmp_path / "one.jsonl"), "--out", str(out)]) == 0
+        assert f"run: wrote 1 row to {out} (ok 1, unusable 0, failed 0); 0 already done" in capsys.readouterr().err
 
 
 BAD_CONFIGS = [  # (TOML lines added to a good config, what the one line of error says)

@@ -58,7 +58,7 @@ def test_ids_already_final_in_out_are_left_out_of_the_estimate(tmp_path, capsys)
     with serve() as server:
         config = _config(tmp_path, server.url + "/v1")
         out = tmp_path / "traces.jsonl"
-        assert seam.main(["run", str(config), "--only", "clean", "--sources", "humaneval", "--clusters", "3",
+        assert seam.main(["run", str(config), "--only", "clean", "--sources", "humaneval", "--first", "3",
                           "--out", str(out)]) == 0
         capsys.readouterr()
         assert seam.main(["run", str(config), "--only", "clean", "--sources", "humaneval", "--out", str(out),
@@ -78,7 +78,7 @@ def test_max_cost_refuses_to_start_over_the_budget_in_one_line(tmp_path, capsys)
         assert len(err.splitlines()) == 1
         assert seam.main(["run", str(config), "--only", "clean", "--out", str(out), "--max-cost", "5"]) == 2
         assert "--max-cost needs a price for model 'my-model'" in capsys.readouterr().err
-        assert seam.main(["run", str(config), "--only", "clean", "--clusters", "1", "--out", str(out),
+        assert seam.main(["run", str(config), "--only", "clean", "--first", "1", "--out", str(out),
                           "--prices", str(_prices(tmp_path)), "--max-cost", "5"]) == 0  # under it: the run goes
         assert len(server.received) == 1
 

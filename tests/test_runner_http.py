@@ -306,7 +306,7 @@ def test_duplicate_request_ids_are_refused(tmp_path):
 
 
 def test_the_rate_cap_paces_every_attempt(tmp_path, monkeypatch):
-    import runner.run
+    import runner.schedule
     from runner.pacing import Pacer
 
     made = []
@@ -321,7 +321,7 @@ def test_the_rate_cap_paces_every_attempt(tmp_path, monkeypatch):
             self.waits += 1
             return super().wait()
 
-    monkeypatch.setattr(runner.run, "Pacer", CountingPacer)
+    monkeypatch.setattr(runner.schedule, "Pacer", CountingPacer)
     rows = make_requests(3)
     with serve({rows[0].message: ["503"]}) as server:
         config = write_config(tmp_path / "m.toml", server, "openai", requests_per_minute=6000)

@@ -154,7 +154,7 @@ def test_credentials_in_base_url_are_refused_without_showing_them(tmp_path, caps
 
 
 def test_recorded_urls_never_carry_credentials():
-    from runner.run import public_url
+    from runner.rows import public_url
 
     assert public_url(f"https://seam:{PASSWORD}@example.test:8443/v1/x") == "https://example.test:8443/v1/x"
     assert public_url("http://[::1]:8000/v1") == "http://[::1]:8000/v1"
@@ -162,7 +162,7 @@ def test_recorded_urls_never_carry_credentials():
 
 
 def test_a_row_whose_dump_would_still_spell_the_key_withholds_the_reply():
-    from runner.run import trace_line
+    from runner.rows import trace_line
 
     digits = "1234567890123456"  # a "key" the reply can spell as a number, which no string redaction sees
     earlier = {key: value for key, value in trace_row(usage={"tokens": int(digits)}).items() if key != "previous"}
@@ -190,7 +190,7 @@ def test_a_key_inside_what_every_row_records_is_refused_before_anything_is_sent(
 
 
 def test_a_lone_surrogate_outside_the_reply_is_replaced_and_said():
-    from runner.run import trace_line
+    from runner.rows import trace_line
 
     row = TraceRow.from_row(trace_row(status="failed", output=None, reason="gave up",
                                       attempts=[dict(ATTEMPT, error="connection error: \udc80")]), "row")

@@ -118,5 +118,5 @@ def test_missing_package_names_the_install_command(monkeypatch):
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(locate.metadata, "distribution", not_installed)
-    with pytest.raises(MissingSource, match=r"'aclsum'.*pip install -r requirements-build.txt"):
+    with pytest.raises(MissingSource, match=r"'aclsum'.*pip install --no-deps -r requirements-build.txt"):
         aclsum.candidates()

@@ -172,5 +172,5 @@ def test_missing_package_names_the_install_command(monkeypatch):
     def not_installed(name):
         raise metadata.PackageNotFoundError(name)
     monkeypatch.setattr(locate.metadata, "distribution", not_installed)
-    with pytest.raises(MissingSource, match="pip install -r requirements-build.txt"):
+    with pytest.raises(MissingSource, match="pip install --no-deps -r requirements-build.txt"):
         fissix.candidates()

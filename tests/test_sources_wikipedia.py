@@ -256,5 +256,5 @@ def test_missing_package_names_the_install_command(monkeypatch):
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(locate.metadata, "distribution", not_installed)
-    with pytest.raises(MissingSource, match=r"'gensim'.*pip install -r requirements-build.txt"):
+    with pytest.raises(MissingSource, match=r"'gensim'.*pip install --no-deps -r requirements-build.txt"):
         wikipedia.candidates()

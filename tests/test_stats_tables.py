@@ -279,5 +279,5 @@ def test_cli_summary_quotes_each_rate_and_contrast_from_the_tables(tmp_path, cap
 
 
 def test_summary_of_a_folder_without_tables_is_empty(tmp_path):
-    from stats.summary import summary_lines
-    assert summary_lines(tmp_path) == []
+    from stats.summary import folder_lines, summary_lines
+    assert folder_lines(tmp_path) == [] and summary_lines({}) == []

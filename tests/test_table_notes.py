@@ -17,6 +17,7 @@ from stats.synthetic import synthetic_labels
 from stats.tables import build_report
 from validity import report
 from validity.sandbox import Limits
+from validity.specs import FUNCTIONAL_CONTRASTS
 from validity.synthetic import trace_row
 from validity.tables import Options, clean_contrasts_table, functional_table
 
@@ -36,7 +37,7 @@ def tables(tmp_path_factory) -> dict[str, Table]:
     validity = report.build([path], labels=[labels]).tables
     options = Options()
     functional = (functional_table([], set(), {}, {}, Limits(), options, []),
-                  clean_contrasts_table("validity_functional_contrasts", "Passing the unit tests", [],
+                  clean_contrasts_table(FUNCTIONAL_CONTRASTS, "Passing the unit tests", [],
                                         "the edited function passes its unit tests", options, []))
     return {table.name: table for table in (*absorption, *validity, *functional)}
 

@@ -76,6 +76,6 @@ def run_validity(args) -> int:
         if stale:
             print(f"note: {out} still holds functional tables from an earlier --execute run, not updated now: "
                   f"{', '.join(stale)}")
-    for line in summary_lines(out):
-        print(line)
+    for line in summary_lines({table.name: table for table in result.tables}):
+        print(line)  # from the tables just computed, not read back from the files just written
     return 0

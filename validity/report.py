@@ -15,11 +15,10 @@ from pathlib import Path
 
 from benchmark import dataset
 from common import jsonl
-from common.files import write_files
 from common.records import Cluster
 from stats.labels import load_labels
-from stats.render import Table, to_csv, to_latex, to_markdown
-from validity import functional, provenance
+from stats.render import Table, write_tables
+from validity import functional, provenance, specs
 from validity.inputs import BUILTIN_ONLY, read_outputs
 from validity.sandbox import DEFAULT_LIMITS, Limits
 from validity.sensitivity import provenance_sensitivity_table
@@ -70,11 +69,11 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
     model_flags = provenance.flags(entries, options.max_days)
     tables = [
         syntax_table(checked, code_sources, options, notes),
-        clean_contrasts_table("validity_syntax_contrasts", "Invalid code: each condition vs clean",
+        clean_contrasts_table(specs.SYNTAX_CONTRASTS, "Invalid code: each condition vs clean",
                               clean_contrast_rows(syntax_outcomes(checked), models, options),
                               "the edited code does not parse", options, notes),
         syntax_as_returned_table(checked, code_sources, options, notes),
-        clean_contrasts_table("validity_syntax_as_returned_contrasts",
+        clean_contrasts_table(specs.SYNTAX_AS_RETURNED_CONTRASTS,
                               "Code invalid as returned: each condition vs clean",
                               clean_contrast_rows(syntax_outcomes(checked, as_returned=True), models, options),
                               "the reply as returned does not parse", options, notes),
@@ -90,7 +89,7 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
         verdicts, controls = run_functional(checked, clusters, tested, limits, kernel, progress)
         tables += [
             functional_table(checked, tested, verdicts, controls, limits, options, notes),
-            clean_contrasts_table("validity_functional_contrasts", "Passing the unit tests: each condition vs clean",
+            clean_contrasts_table(specs.FUNCTIONAL_CONTRASTS, "Passing the unit tests: each condition vs clean",
                                   clean_contrast_rows(functional_outcomes(checked, tested, verdicts), models, options),
                                   "the edited function passes its unit tests", options, notes),
         ]
@@ -145,14 +144,7 @@ def item_rows(checked: list[Checked]) -> list[dict]:
 def write(report: ValidityReport, out: Path) -> list[Path]:
     """Write every table (CSV, Markdown, LaTeX) and the item files into `out`, all or (a full disk) none;
     return the paths."""
-    out = Path(out)
-    texts = {}
-    for table in report.tables:
-        latex = to_latex(table, command="python seam.py validity")
-        for suffix, text in ((".csv", to_csv(table)), (".md", to_markdown(table)), (".tex", latex)):
-            texts[out / f"{table.name}{suffix}"] = text
-    texts[out / "validity_items.jsonl"] = "".join(map(jsonl.dumps, report.items))
+    items = {"validity_items.jsonl": "".join(map(jsonl.dumps, report.items))}
     if report.functional_items is not None:
-        texts[out / "validity_functional_items.jsonl"] = "".join(map(jsonl.dumps, report.functional_items))
-    write_files({path: text.encode("utf-8") for path, text in texts.items()}, "validity tables")
-    return list(texts)
+        items["validity_functional_items.jsonl"] = "".join(map(jsonl.dumps, report.functional_items))
+    return write_tables(out, report.tables, command="python seam.py validity", extra=items, what="validity tables")

@@ -18,6 +18,7 @@ from stats.render import Table
 from stats.sensitivity import models_left_out, sensitivity_rows, sensitivity_table
 from stats.tables import CONTRASTS, data_notes
 from validity.provenance import ModelFlags
+from validity.specs import SENSITIVITY
 from validity.tables import Options
 
 
@@ -36,5 +37,5 @@ def provenance_sensitivity_table(labels: LabelSet, flags: list[ModelFlags], opti
         notes.append(f"No traces for {', '.join(unknown)}: provenance unknown, kept.")
     notes += data_notes(labels)
     rows = sensitivity_rows(labels, [alternative], CONTRASTS, options.stats)
-    return sensitivity_table(rows, options.stats, notes, name="validity_sensitivity",
+    return sensitivity_table(rows, options.stats, notes, spec=SENSITIVITY,
                              title="Sensitivity of each contrast to models with provenance flags")

@@ -22,10 +22,12 @@ from stats.contrasts import ContrastRow, paired_contrast_rows, paired_contrasts_
 from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, interval_text, percent
+from stats.schema import TableSpec
 from stats.settings import TableSettings
 from validity import provenance, similarity, syntax
 from validity.inputs import edited_text, format_time
-from validity.sandbox import Limits, RunResult
+from validity.sandbox import OUTCOMES, Limits, RunResult
+from validity.specs import FUNCTIONAL, PROVENANCE, PROVENANCE_FLAGS, SIMILARITY, SYNTAX, SYNTAX_AS_RETURNED
 
 ALL = "all"  # the source value of rows pooling every source
 CLEAN_CONTRASTS = tuple((treatment, "clean") for treatment in TREATMENTS)
@@ -109,7 +111,7 @@ def clean_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]],
     return paired_contrast_rows(outcomes, models, CLEAN_CONTRASTS, options.stats)
 
 
-def clean_contrasts_table(name: str, title: str, rows: list[ContrastRow], what: str, options: Options,
+def clean_contrasts_table(spec: TableSpec, title: str, rows: list[ContrastRow], what: str, options: Options,
                           notes: list[str]) -> Table:
     """The statistics stage's contrast table, with a method note saying what b and c count here."""
     method = (f"Paired on clusters usable under both conditions (n). Outcome: {what}. b: the outcome only under "
@@ -117,7 +119,7 @@ def clean_contrasts_table(name: str, title: str, rows: list[ContrastRow], what: 
               f"clean), with a {options.confidence:.0%} Newcombe (1998) hybrid score interval. p McNemar: exact "
               "two-sided binomial test on the discordant pairs; p perm.: paired sign-flip permutation test; p Holm: "
               f"Holm-adjusted McNemar p across the models of each contrast; Sig.: p Holm < {options.alpha:g}.")
-    return paired_contrasts_table(rows, options.stats, notes, name=name, title=title, method=method)
+    return paired_contrasts_table(rows, options.stats, notes, spec=spec, title=title, method=method)
 
 
 # ---------------------------------------------------------------- syntax
@@ -139,13 +141,6 @@ def syntax_outcomes(checked: list[Checked], as_returned: bool = False
 
 
 def syntax_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
-               Column("outputs", "Outputs", "int"), Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
-               Column("rate", "Invalid rate", "proportion"), Column("ci_low", "CI low", "proportion"),
-               Column("ci_high", "CI high", "proportion"), Column("echo", "Echo", "int"),
-               Column("marker_in_text", "Marker in text", "int"),
-               Column("invalid_without_markers", "Invalid without markers", "int"),
-               Column("recovered", "Recovered", "int"))
     code = [c for c in checked if c.genre == "code"]
     models = sorted({c.output.model for c in checked})
     conditions = _order(c.output.condition for c in code)
@@ -180,19 +175,11 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
               f"Invalid %: the share invalid, in percent, with its {options.confidence:.0%} Wilson interval; "
               "source 'all' pools the code sources. The CSV adds the final trace rows (outputs) and the "
               "outputs still invalid without marker lines.")
-    return Table("validity_syntax", "Syntactic validity of edited code", columns, tuple(rows), (method, *notes),
-                 display)
+    return SYNTAX.table("Syntactic validity of edited code", rows, (method, *notes), display)
 
 
 def syntax_as_returned_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
     """The original benchmark's measure (the reply as returned), beside the kit's (the edited text), same outputs."""
-    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
-               Column("outputs", "Outputs", "int"), Column("n", "n", "int"), Column("fenced", "Fenced", "int"),
-               Column("invalid", "Invalid", "int"), Column("rate", "Invalid rate", "proportion"),
-               Column("ci_low", "CI low", "proportion"), Column("ci_high", "CI high", "proportion"),
-               Column("echoing", "Echoing", "int"), Column("recovered", "Recovered", "int"),
-               Column("invalid_without_markers", "Invalid without markers", "int"),
-               Column("invalid_extracted", "Invalid extracted", "int"))
     code = [c for c in checked if c.genre == "code"]
     models = sorted({c.output.model for c in checked})
     conditions = _order(c.output.condition for c in code)
@@ -233,8 +220,8 @@ def syntax_as_returned_table(checked: list[Checked], code_sources, options: Opti
               f"with its {options.confidence:.0%} Wilson interval; source 'all' pools the code sources. The CSV "
               "adds the final trace rows (outputs), the replies read without their fence (fenced) and the "
               "replies still invalid without marker lines.")
-    return Table("validity_syntax_as_returned", "Syntactic validity of code as returned (the original measure)",
-                 columns, tuple(rows), (method, *notes), display)
+    return SYNTAX_AS_RETURNED.table("Syntactic validity of code as returned (the original measure)", rows,
+                                    (method, *notes), display)
 
 
 # ---------------------------------------------------------------- functional
@@ -254,10 +241,6 @@ def functional_outcomes(checked: list[Checked], tested: set[str], verdicts: dict
 def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tuple[str, str], RunResult],
                      controls: dict[tuple[str, str], RunResult], limits: Limits, options: Options,
                      notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("outputs", "Outputs", "int"),
-               Column("n", "n", "int"), *(Column(o, o.capitalize(), "int") for o in OUTCOME_COLUMNS),
-               Column("rate", "Pass rate", "proportion"), Column("ci_low", "CI low", "proportion"),
-               Column("ci_high", "CI high", "proportion"))
     group_of = [c for c in checked if c.output.cluster in tested]
     models = sorted({c.output.model for c in checked})
     conditions = _order(c.output.condition for c in group_of)
@@ -266,25 +249,23 @@ def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tu
         for condition in conditions:
             group = [c for c in group_of if c.output.model == model and c.output.condition == condition]
             results = [verdicts[(model, c.output.id)] for c in group if c.edited is not None]
-            counts = [sum(r.outcome == o for r in results) for o in OUTCOME_COLUMNS]
+            counts = [sum(r.outcome == o for r in results) for o in OUTCOMES]
             result = proportion(counts[0], len(results), options.confidence)
             ci = result.confidence_interval
             rows.append((model, condition, len(group), len(results), *counts, result.statistic, ci.low, ci.high))
             shown.append((model, condition, len(results), *counts, interval_text(result.statistic, ci.low, ci.high)))
     display = Table("validity_functional", "", (
         Column("model", "Model"), Column("condition", "Condition"), Column("n", "n", "int"),
-        *(Column(o, o.capitalize(), "int") for o in OUTCOME_COLUMNS),
+        *(Column(o, o.capitalize(), "int") for o in OUTCOMES),
         Column("rate", "Pass % [95% CI]", align="r")), tuple(shown))
     method = ("Usable outputs of clusters with unit tests (HumanEval), run in the sandbox as the edited code, "
               "the item's test code and check(entry_point). passed: every test ran; failed: an assertion "
               "failed; error: another exception (a missing import, a renamed function, a syntax error); "
               "timeout: the CPU or wall-clock limit; crashed: the process ended without a verdict. Pass %: the "
               f"share passed, in percent, with its {options.confidence:.0%} Wilson interval.")
-    return Table("validity_functional", "Functional check of edited code (unit tests)", columns, tuple(rows),
-                 (method, *control_notes(controls, limits), *notes), display)
+    return FUNCTIONAL.table("Functional check of edited code (unit tests)", rows,
+                            (method, *control_notes(controls, limits), *notes), display)
 
-
-OUTCOME_COLUMNS = ("passed", "failed", "error", "timeout", "crashed")
 
 
 def control_notes(controls: dict[tuple[str, str], RunResult], limits: Limits) -> list[str]:
@@ -309,11 +290,6 @@ def control_notes(controls: dict[tuple[str, str], RunResult], limits: Limits) ->
 
 def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], options: Options,
                      notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
-               Column("n", "n", "int"), Column("chrf", "chrF", "proportion"),
-               Column("unchanged", "Unchanged", "int"), Column("pairs", "Pairs", "int"),
-               Column("diff", "Diff vs clean", "proportion"), Column("higher", "Higher", "int"),
-               Column("lower", "Lower", "int"), Column("p_sign", "p sign test", "pvalue"))
     scored = [c for c in checked if c.chrf is not None]
     with_reference = sorted({c.source for c in clusters.values() if c.reference})
     models = sorted({c.output.model for c in checked})
@@ -349,8 +325,7 @@ def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], optio
               "p sign test: exact two-sided sign test on those.")
     base = ("An unedited artifact scores (mean chrF against the reference, x100): " + "; ".join(baseline) + "."
             if baseline else "No cluster has a reference edit.")
-    return Table("validity_similarity", "Edit completion: chrF against the reference edit", columns, tuple(rows),
-                 (method, base, *notes))
+    return SIMILARITY.table("Edit completion: chrF against the reference edit", rows, (method, base, *notes))
 
 
 # ---------------------------------------------------------------- provenance
@@ -361,14 +336,6 @@ def _counted_text(pairs) -> str:
 
 
 def provenance_table(entries: list[provenance.ConditionProvenance], expected: int, notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("condition", "Condition"), Column("rows", "Rows", "int"),
-               Column("missing", "Missing", "int"), Column("ok", "OK", "int"),
-               Column("unusable", "Unusable", "int"), Column("failed", "Failed", "int"),
-               Column("unusable_share", "Unusable share", "proportion"),
-               Column("failed_share", "Failed share", "proportion"),
-               Column("first_request", "First request"), Column("median_request", "Median request"),
-               Column("last_request", "Last request"), Column("served_models", "Served models"),
-               Column("fingerprints", "Fingerprints"))
     rows, shown = [], []
     for e in entries:
         rows.append((e.model, e.condition, e.rows, max(0, expected - e.rows), e.ok, e.unusable, e.failed,
@@ -387,16 +354,10 @@ def provenance_table(entries: list[provenance.ConditionProvenance], expected: in
               "reported by the provider, with the number of rows. The CSV adds the rows missing of the "
               f"benchmark's {expected} clusters, the median time of the answering attempts and the system "
               "fingerprints.")
-    return Table("validity_provenance", "Collection provenance per model and condition", columns, tuple(rows),
-                 (method, *notes), display)
+    return PROVENANCE.table("Collection provenance per model and condition", rows, (method, *notes), display)
 
 
 def flags_table(flags: list[provenance.ModelFlags], options: Options, notes: list[str]) -> Table:
-    columns = (Column("model", "Model"), Column("conditions", "Conditions", "int"),
-               Column("served_models", "Served models"), Column("served_differs", "Served differs", "flag"),
-               Column("served_missing", "No served identifier"),
-               Column("gap_days", "Largest gap (days)", "float"), Column("gap_between", "Between"),
-               Column("days_apart", "Days apart", "flag"), Column("flagged", "Flagged", "flag"))
     rows = tuple((f.model, f.conditions, "; ".join(f.served), f.served_differs,
                   "; ".join(f.served_missing) or None, f.gap_days,
                   " / ".join(f.gap_between) if f.gap_between else None, f.days_apart, f.flagged) for f in flags)
@@ -406,5 +367,4 @@ def flags_table(flags: list[provenance.ModelFlags], options: Options, notes: lis
               f"between the median request times of two conditions (Between: which two); days apart: that gap "
               f"exceeds {options.max_days:g} days. Flagged: any of the three; a flagged model's contrasts may "
               "reflect a change of deployment rather than of condition.")
-    return Table("validity_provenance_flags", "Collection provenance flags per model", columns, rows,
-                 (method, *notes))
+    return PROVENANCE_FLAGS.table("Collection provenance flags per model", rows, (method, *notes))

@@ -20,7 +20,7 @@ from common.errors import UserError
 from common.files import sha256_file
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD_INSTALL_HINT = "pip install -r requirements-build.txt && bash scripts/fetch_debian_sources.sh"
+BUILD_INSTALL_HINT = "pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh"
 
 
 class MissingSource(UserError):

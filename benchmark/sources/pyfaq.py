@@ -71,8 +71,6 @@ INSTRUCTIONS = (
 )
 QUESTION_UNDERLINE = "-"
 HIDDEN_DIRECTIVES = ("index", "only", "contents", "highlight", "toctree", "testsetup")
-SHOWN_DIRECTIVES = ("code-block", "code", "doctest", "testcode", "note", "seealso", "versionchanged",
-                    "versionadded", "deprecated", "warning", "literalinclude", "image", "figure", "table")
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1+$")
 _EXPLICIT = re.compile(r"^(\s*)\.\.(\s|$)")

@@ -4,7 +4,7 @@ OpenAI's Batch API, Anthropic's Message Batches and Gemini's batch mode take man
 once, answer within 24 hours, and charge about half the synchronous price outside the per-minute
 rate limits. Each request's body is the synchronous path's own (`runner.providers`), only the
 envelope differs; each result becomes the same trace row, through the same reading of a reply
-(`runner.ask.judge`) and the same redaction (`runner.run.trace_line`).
+(`runner.ask.judge`) and the same redaction (`runner.rows.trace_line`).
 
 One module per provider (`openai`, `anthropic`, `gemini`) satisfies `Adapter` below; `runner.batch.run`
 drives them: journal (`runner.batch.journal`), submit, poll, collect. `runner.batch.ids` spells

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from common.errors import UserError
+from common.plural import plural
 from runner.apikey import redact
 from runner.retry import RetryPolicy, is_retryable_status, parse_retry_after, retry_wait_s
 from runner.transport import USER_AGENT
@@ -147,7 +148,8 @@ class BatchClient:
         if once:
             raise BatchAPIError(f"{method} {self._path(url)}: no answer ({last}); not tried again, since the provider "
                                 "may have acted on it: the next run looks for what it made")
-        raise BatchAPIError(f"{method} {self._path(url)}: gave up after {attempts} attempts; last: {last}")
+        raise BatchAPIError(f"{method} {self._path(url)}: gave up after {attempts} {plural(attempts, 'attempt')}; "
+                            f"last: {last}")
 
     def _read(self, response, method: str, url: str) -> bytes:
         chunks, size = [], 0

@@ -26,6 +26,7 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_text
+from common.plural import plural
 from common.records import Attempt, Request, TraceRow
 from runner import batch, providers, traces
 from runner.apikey import read_api_key
@@ -36,18 +37,8 @@ from runner.batch.journal import Journal, Submission, new_token
 from runner.batch.progress import Waiting
 from runner.config import ModelConfig
 from runner.retry import RetryPolicy
-from runner.run import (
-    FINGERPRINT,
-    RunSummary,
-    check_key_not_recorded,
-    earlier,
-    named,
-    plan,
-    prepare_trace,
-    request_record,
-    trace_line,
-    trace_row,
-)
+from runner.rows import FINGERPRINT, check_key_not_recorded, earlier, named, request_record, trace_line, trace_row
+from runner.run import RunSummary, plan, prepare_trace
 from runner.selection import check_unique_ids
 from runner.transport import Exchange, utc_now
 
@@ -150,10 +141,12 @@ class BatchRun:
                                 f"id not yet journaled); resuming it")
         elif not found:
             journal.note("abandoned", submission, reason="never created at the provider")
-            self.waiting.notice(f"run: a submission of {len(submission.ids):,} requests was stopped before the "
-                                "provider created it; they are submitted again")
+            count = len(submission.ids)
+            self.waiting.notice(f"run: a submission of {count:,} {plural(count, 'request')} was stopped before the "
+                                f"provider created it; {plural(count, 'it is', 'they are')} submitted again")
         else:
-            raise UserError(f"{journal.path}: a submission of {len(submission.ids):,} requests was stopped before its "
+            raise UserError(f"{journal.path}: a submission of {len(submission.ids):,} "
+                            f"{plural(len(submission.ids), 'request')} was stopped before its "
                             f"batch id was journaled, and {len(found)} batches of that size were created since "
                             f"({', '.join(found[:5])}); cannot tell which is this run's: cancel the others at the "
                             "provider or wait for them to end, then rerun")
@@ -174,7 +167,7 @@ class BatchRun:
                 journal.note("abandoned", submission, reason=str(exc)[:500])
             raise  # else unknown: left open, looked for on the next run
         journal.note("created", submission, batch_id=batch_id)
-        self.waiting.notice(f"run: submitted {len(requests):,} requests as batch {batch_id}")
+        self.waiting.notice(f"run: submitted {len(requests):,} {plural(len(requests), 'request')} as batch {batch_id}")
 
     def check_unchanged(self, journal: Journal, submission: Submission) -> None:
         """Refuse to collect rows for requests that are no longer the ones the batch was sent."""
@@ -236,8 +229,9 @@ class BatchRun:
         why = printable(why, self.api_key, 500)
         journal.note("abandoned", submission, reason=why)
         self.abandoned.append(f"batch {submission.batch_id} {why}")
-        self.waiting.notice(f"run: batch {submission.batch_id} {why}; its {len(submission.ids):,} requests got no "
-                            "row and are asked again on the next run")
+        count = len(submission.ids)
+        self.waiting.notice(f"run: batch {submission.batch_id} {why}; its {count:,} {plural(count, 'request')} got "
+                            f"no row and {plural(count, 'is', 'are')} asked again on the next run")
 
     def write(self, writer, final: dict[str, TraceRow], submission: Submission, result: batch.Result,
               request_id: str) -> None:
@@ -348,7 +342,8 @@ def run_batch(config: ModelConfig, requests: list[Request], out: str | Path, *, 
                                 f"model {submission.model!r}, the config {config.path} is {config.name!r}")
             outside = [request for request in submission.ids if request not in state.by_id]
             if outside:
-                raise UserError(f"{journal.path}: an open batch of this trace holds {len(outside):,} requests "
+                raise UserError(f"{journal.path}: an open batch of this trace holds {len(outside):,} "
+                                f"{plural(len(outside), 'request')} "
                                 f"outside this selection (e.g. {named(outside[0])}); rerun with the selection "
                                 "that submitted it")
         final = dict(trace.final)
