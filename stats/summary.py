@@ -59,7 +59,7 @@ def summary_lines(tables: Mapping[str, Table], notes: Sequence[str] = (), notes_
     for row in records(tables[CONTRASTS.name]) if CONTRASTS.name in tables else ():
         lines.append(f"  {row.model} {row.contrast}: b={row.b} c={row.c} "
                      f"p_holm={csv_cell(row.p_holm, 'pvalue') or 'n/a'} "
-                     f"significant={csv_cell(row.significant, 'flag')} direction={row.direction or 'n/a'}")
+                     f"significant={csv_cell(row.significant, 'flag')} direction={_direction(row)}")
     lines += [f"  {row.statement}" for row in records(tables[SUMMARY.name])] if SUMMARY.name in tables else []
     if SENSITIVITY.name in tables:
         rows = [row for row in records(tables[SENSITIVITY.name]) if row.survives is not None]
@@ -69,6 +69,22 @@ def summary_lines(tables: Mapping[str, Table], notes: Sequence[str] = (), notes_
     if notes_path is not None and any("entailment" in note.lower() for note in notes):
         lines.append(f"  note: see {notes_path} for which scorer tiers ran")
     return lines
+
+
+def _direction(row) -> str:
+    """The observed direction, said to be only that when the difference is not significant: "raises" alone
+    would read as a finding.
+
+    >>> from collections import namedtuple
+    >>> Row = namedtuple("Row", "direction significant")
+    >>> _direction(Row("raises", True)), _direction(Row("raises", False)), _direction(Row("none", False))
+    ('raises', 'raises (observed, not significant)', 'none')
+    """
+    if not row.direction:
+        return "n/a"
+    if row.significant or row.direction == "none":
+        return row.direction
+    return f"{row.direction} (observed, not significant)"
 
 
 def folder_lines(folder: Path) -> list[str]:
