@@ -40,10 +40,13 @@ def _opens_to_user(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _wanted(artifact: str) -> frozenset[str]:
-    """The artifact's words an edit keeps: its content words, or all its words when it has few."""
+def _wanted(artifact: str) -> tuple[frozenset[str], bool]:
+    """The artifact's words an edit keeps, and whether they are all its words (an artifact with fewer than
+    `MIN_CONTENT_WORDS` content words) rather than its content words."""
     words = content_words(artifact)
-    return words if len(words) >= MIN_CONTENT_WORDS else frozenset(normalize(artifact).split())
+    if len(words) >= MIN_CONTENT_WORDS:
+        return words, False
+    return frozenset(normalize(artifact).split()), True
 
 
 def returns_no_edit(edited: str, artifact: str, remark: str = "") -> bool:
@@ -66,9 +69,8 @@ def returns_no_edit(edited: str, artifact: str, remark: str = "") -> bool:
     """
     if not _opens_to_user(edited) or _opens_to_user(artifact) or (remark and _opens_to_user(remark)):
         return False
-    wanted = _wanted(artifact)
+    wanted, every_word = _wanted(artifact)
     if not wanted:
         return False
-    kept = content_words(edited) if len(content_words(artifact)) >= MIN_CONTENT_WORDS else \
-        frozenset(normalize(edited).split())
+    kept = frozenset(normalize(edited).split()) if every_word else content_words(edited)
     return len(wanted & kept) < MIN_KEPT * len(wanted)

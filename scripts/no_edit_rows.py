@@ -24,9 +24,8 @@ from scorer.inputs import read_items  # noqa: E402
 
 
 def kept_share(edited: str, artifact: str) -> float:
-    wanted = noedit._wanted(artifact)
-    kept = content_words(edited) if len(content_words(artifact)) >= noedit.MIN_CONTENT_WORDS else \
-        frozenset(normalize(edited).split())
+    wanted, every_word = noedit._wanted(artifact)
+    kept = frozenset(normalize(edited).split()) if every_word else content_words(edited)
     return len(wanted & kept) / len(wanted) if wanted else 1.0
 
 

@@ -462,7 +462,9 @@ def test_a_lone_surrogate_in_a_result_is_recorded_as_the_synchronous_path_record
     raw = json.dumps({"custom_id": "x", "error": None, "response": {"status_code": 200, "body": {
         "id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop",
                                                "message": {"role": "assistant", "content": "a\ud800b"}}]}}})
-    result = openai._result(raw.encode("utf-8"), "output line 1")
+    from runner.batch import read_results
+
+    result = next(read_results(raw.encode("utf-8"), "output", openai._result))
     with serve_batch("openai") as fake:
         config = config_for(tmp_path, fake, "openai")
     submission = Submission("seam-0123456789abcdef", "openai", config.name, ("synthetic-000/clean",), 0.0,

@@ -80,6 +80,26 @@ class Adapter(Protocol):
         ...
 
 
+def read_results(content: bytes, label: str, read: Callable[[dict, str], Result]) -> Iterator[Result]:
+    """The results of a JSON Lines file, one per non-blank line: `read(line, where)` for each object with a
+    string `custom_id`, an errored Result naming the line (`label` line N) for anything else."""
+    import json
+
+    for number, raw in enumerate(content.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        where = f"{label} line {number}"
+        try:
+            line = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            yield Result("", "errored", None, None, f"{where}: not JSON")
+            continue
+        if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
+            yield Result("", "errored", None, None, f"{where}: no custom_id")
+            continue
+        yield read(line, where)
+
+
 def get(provider: str) -> Adapter:
     module = importlib.import_module(f"runner.batch.{provider}")
     if not isinstance(module, Adapter):

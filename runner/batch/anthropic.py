@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from runner.batch import Result, Status
+from runner.batch import Result, Status, read_results
 from runner.batch.client import identifier
 
 if TYPE_CHECKING:
@@ -100,19 +100,10 @@ def status(client: BatchClient, batch_id: str) -> Status:
 
 def results(client: BatchClient, status: Status) -> Iterator[Result]:
     url = client.check_url((status.data or {}).get("results_url"), "the results_url")
-    content = client.call("GET", url)
-    for number, raw in enumerate(content.split(b"\n"), 1):
-        if raw.strip():
-            yield _result(raw, f"results line {number}")
+    yield from read_results(client.call("GET", url), "results", _result)
 
 
-def _result(raw: bytes, where: str) -> Result:
-    try:
-        line = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return Result("", "errored", None, None, f"{where}: not JSON")
-    if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
-        return Result("", "errored", None, None, f"{where}: no custom_id")
+def _result(line: dict, where: str) -> Result:
     result = line.get("result") if isinstance(line.get("result"), dict) else {}
     kind = result.get("type")
     if kind == "succeeded":

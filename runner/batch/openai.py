@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from runner.batch import Result, Status
+from runner.batch import Result, Status, read_results
 from runner.batch.client import identifier
 
 if TYPE_CHECKING:
@@ -109,18 +109,10 @@ def results(client: BatchClient, status: Status) -> Iterator[Result]:
             continue
         file_id = identifier(file_id, key.replace("_", " "))
         content = client.call("GET", client.url(f"/files/{file_id}/content"))
-        for number, raw in enumerate(content.split(b"\n"), 1):
-            if raw.strip():
-                yield _result(raw, f"{key.removesuffix('_id')} line {number}")
+        yield from read_results(content, key.removesuffix("_id"), _result)
 
 
-def _result(raw: bytes, where: str) -> Result:
-    try:
-        line = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return Result("", "errored", None, None, f"{where}: not JSON")
-    if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
-        return Result("", "errored", None, None, f"{where}: no custom_id")
+def _result(line: dict, where: str) -> Result:
     error, response = line.get("error"), line.get("response")
     status_code = response.get("status_code") if isinstance(response, dict) else None
     status_code = status_code if isinstance(status_code, int) and not isinstance(status_code, bool) else None
