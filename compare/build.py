@@ -18,6 +18,7 @@ from common import jsonl
 from common.errors import UserError
 from common.traces import model_of, read_final
 from compare.merge import PANEL, RELEASED, YOURS, in_one_family, merged
+from scorer.tiers import MODEL_TIER
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -104,7 +105,7 @@ def released_ran_entailment(folder: Path) -> bool:
     """Whether any released label ran the entailment tier."""
     for path in sorted(folder.glob("*.jsonl")):
         for _, row in jsonl.read(path):
-            if "entailment" in (row.get("tiers_run") or []):
+            if MODEL_TIER in (row.get("tiers_run") or []):
                 return True
     return False
 

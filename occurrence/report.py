@@ -26,12 +26,12 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
-from occurrence import SCREEN_VERSION
+from occurrence import SCREEN_VERSION, specs
 from occurrence.records import OCCURRENCE_VERSION
 from occurrence.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence.store import CandidatesFile, JudgedFile, SampleFile, read_candidates, read_judged, read_sample
 from stats.rates import proportion
-from stats.render import Column, Table, interval_text, write_report
+from stats.render import Table, interval_text, write_report
 
 PREVALENCE_NOTE = ("These counts do not estimate prevalence. The screen is a retrieval rule aimed at one message "
                    "shape (instruction, pasted artifact, short remark after it): it misses messages it was not "
@@ -42,11 +42,6 @@ SHARE_NOTE = ("Confirmed share: human yes / (yes + no) among the answered cases 
               "score interval; unsure answers are counted above and left out of the share.")
 UNIQUE_NOTE = ("Unique: one per message SHA-256 (the same text repeated in the corpus counts once), as the "
                "judge, the sample and these shares count them.")
-
-PIPELINE_COLUMNS = (Column("stage", "Stage"), Column("count", "Count", "int"), Column("of", "Of", "int"),
-                    Column("share", "Share %", "proportion"), Column("ci_low", "95% CI low", "proportion"),
-                    Column("ci_high", "95% CI high", "proportion"))
-
 
 @dataclass(frozen=True)
 class OccurrenceReport:
@@ -89,8 +84,8 @@ def pipeline_table(candidates: CandidatesFile, judged: JudgedFile | None, sample
                  _plain("human: answered", len(answers)), _plain("human: yes", yes), _plain("human: no", no),
                  _plain("human: unsure", answers.count("unsure")),
                  ("human-confirmed share", yes, yes + no, result.statistic, ci.low, ci.high)]
-    return Table("occurrence_pipeline", "Occurrence audit: the pipeline's counts", PIPELINE_COLUMNS, tuple(rows),
-                 (PREVALENCE_NOTE, UNIQUE_NOTE) + ((SHARE_NOTE,) if sample is not None else ()))
+    notes = (PREVALENCE_NOTE, UNIQUE_NOTE) + ((SHARE_NOTE,) if sample is not None else ())
+    return specs.PIPELINE.table("Occurrence audit: the pipeline's counts", rows, notes)
 
 
 def _strata_rows(sample: SampleFile, judged: JudgedFile | None) -> list[tuple]:
@@ -120,12 +115,10 @@ def shapes_table(candidates: CandidatesFile) -> Table:
     unique = candidates.unique()
     rows = tuple((kind, separator, sum(c.artifact_kind == kind and c.separator == separator for c in unique))
                  for kind in ARTIFACT_KINDS for separator in SEPARATORS)
-    columns = (Column("artifact_kind", "Artifact"), Column("separator", "Remark after"),
-               Column("unique_candidates", "Unique candidates", "int"))
     notes = ("Artifact: fenced (inside Markdown code fences), code (unfenced lines, half or more of them code), "
              "prose (40 words or more, mostly not code). Remark after: a blank line, or a single line break "
              "(docs/OCCURRENCE.md).",)
-    return Table("occurrence_shapes", "Unique candidates by artifact and separator", columns, rows, notes)
+    return specs.SHAPES.table("Unique candidates by artifact and separator", rows, notes)
 
 
 def features_table(candidates: CandidatesFile) -> Table:
@@ -133,11 +126,9 @@ def features_table(candidates: CandidatesFile) -> Table:
     rows = tuple((name, sum(name in c.features for c in unique), len(unique),
                   sum(name in c.features for c in unique) / len(unique) if unique else float("nan"))
                  for name in FEATURES)
-    columns = (Column("feature", "Feature"), Column("count", "Unique candidates", "int"), Column("of", "Of", "int"),
-               Column("share", "Share %", "proportion"))
     notes = ("Each feature is one rule of the screen (docs/OCCURRENCE.md); the remark_* markers are recorded "
              "whether or not they decided.",)
-    return Table("occurrence_features", "Features of the unique candidates", columns, rows, notes)
+    return specs.FEATURES.table("Features of the unique candidates", rows, notes)
 
 
 def _check_sources(candidates: CandidatesFile, judged: JudgedFile | None, sample: SampleFile | None,

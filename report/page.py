@@ -257,16 +257,19 @@ def _validity(inputs: Inputs) -> str:
         out.append("<p>No validity tables among the tables given (run <code>seam.py validity</code>).</p>")
     for name, table in inputs.tables.validity.items():
         out.append(_details(f"{name}.csv", _table(table), name == PROVENANCE_FLAGS.name))
-    out.append("<h3>Blinded human review</h3>")
+    out.append("<h3>Blinded review</h3>")
     reports = read_reviews(inputs.review)
     if not reports:
         out.append("<p>No review report given (<code>--review DIR</code>, as <code>seam.py review report</code> "
                    "writes it).</p>")
-    for folder, tables in reports:
-        out.append(f"<h4>{e(folder)}</h4>")
-        for name, table in tables:
-            out.append(_details(name, _table(table, as_written=True), name in ("review_estimates.csv",
-                                                                               "review_confusion.csv")))
+    else:
+        out.append("<p>Each report names its reader as its review file does; docs/REVIEW.md says who read the "
+                   "released reviews, and how.</p>")
+    for review in reports:
+        reader = f"read by {review.reviewer}" if review.reviewer else "no reader named"
+        out.append(f"<h4>{e(review.name)} ({e(reader)})</h4>")
+        for name, table in review.tables:
+            out.append(_details(name, _table(table), name in ("review_estimates.csv", "review_confusion.csv")))
     out.append("</section>")
     return "\n".join(out)
 
@@ -274,14 +277,14 @@ def _validity(inputs: Inputs) -> str:
 # ---------------------------------------------------------------- pieces
 
 
-def _table(table: Table, as_written: bool = False) -> str:
-    """The table as its CSV has it: each cell as `csv_cell` writes it (`as_written`: as read)."""
+def _table(table: Table) -> str:
+    """The table as its CSV has it: each cell as `csv_cell` writes it."""
     if not table.rows:
         return "<p>(no rows)</p>"
     out = ["<table>", "<thead><tr>" + "".join(f"<th>{e(c.key)}</th>" for c in table.columns) + "</tr></thead>",
            "<tbody>"]
     for row in table.rows:
-        cells = row if as_written else [csv_cell(value, c.kind) for value, c in zip(row, table.columns, strict=True)]
+        cells = [csv_cell(value, c.kind) for value, c in zip(row, table.columns, strict=True)]
         out.append("<tr>" + "".join(f'<td{_numeric(cell)}>{e(cell)}</td>' for cell in cells) + "</tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)

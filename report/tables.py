@@ -4,8 +4,8 @@ malformed table is one line naming the file, the line and what was expected.
 
 A folder of `seam.py tables` and `seam.py validity` (or of `seam.py compare`, whose tables have an `origin`
 column first) is read whole by `read_folder`; a CSV file no spec names is left out of the page and listed in
-`unknown`, for the command to warn about. The review reports' tables (`--review`) are read as written: their
-columns are defined where review/report.py builds them, not yet in a vocabulary of their own.
+`unknown`, for the command to warn about. The review reports (`--review`) are read by `read_reviews`, each
+table against review/specs.py, with the reader its provenance names.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import jsonl
+from common.errors import UserError
+from review import specs as review_specs
 from stats import specs as absorption_specs
 from stats.render import Table
-from stats.schema import TableSpec, read_notes, read_table
+from stats.schema import read_notes, read_table
 from validity import specs as validity_specs
 
 ABSORPTION = {spec.name: spec for spec in absorption_specs.TABLES}
 VALIDITY = {spec.name: spec for spec in validity_specs.TABLES}
+REVIEW = {spec.name: spec for spec in review_specs.TABLES}
+REVIEW_PROVENANCE = "review_provenance.json"
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,38 @@ def read_folder(path: Path) -> Folder:
     return Folder(path, absorption, validity, notes, tuple(unknown))
 
 
-def read_reviews(path: Path | None) -> list[tuple[str, list[tuple[str, Table]]]]:
-    """Each review report in `path` (a subfolder with review_estimates.csv) by name, with its review_*.csv
-    tables by file name, read as written."""
+@dataclass(frozen=True)
+class Review:
+    """One review report as read: its folder's name, who read the cases (as its provenance names the reader),
+    and its tables by file name, in file-name order."""
+
+    name: str
+    reviewer: str | None
+    tables: tuple[tuple[str, Table], ...]
+
+
+def read_reviews(path: Path | None) -> list[Review]:
+    """Each review report in `path` (a subfolder with review_estimates.csv), in name order, every table read
+    against its spec (a review_*.csv no spec names is a one-line error, as a malformed table is)."""
     if path is None:
         return []
-    reports = sorted(found.parent for found in Path(path).glob("*/review_estimates.csv"))
-    return [(folder.name, [(file.name, read_table(file, TableSpec.as_written(file.stem)))
-                           for file in sorted(folder.glob("review_*.csv"))]) for folder in reports]
+    reports = []
+    for folder in sorted(found.parent for found in Path(path).glob("*/review_estimates.csv")):
+        tables = []
+        for file in sorted(folder.glob("review_*.csv")):
+            if file.stem not in REVIEW:
+                raise UserError(f"{file}: not a table of 'seam.py review report' (expected one of "
+                                f"{', '.join(sorted(REVIEW))})")
+            tables.append((file.name, read_table(file, REVIEW[file.stem])))
+        reports.append(Review(folder.name, _reviewer(folder / REVIEW_PROVENANCE), tuple(tables)))
+    return reports
+
+
+def _reviewer(path: Path) -> str | None:
+    """The reader a review report's provenance names; None when it names none (no provenance file, no answer)."""
+    if not path.is_file():
+        return None
+    reviewer = jsonl.load_file(path, "the review report's provenance (a JSON object)").get("reviewer")
+    if reviewer is not None and not isinstance(reviewer, str):
+        raise UserError(f"{path}: 'reviewer' is {jsonl.kind(reviewer)}, expected the reader's name (text) or null")
+    return reviewer

@@ -64,18 +64,10 @@ class Repeated:
 @dataclass(frozen=True)
 class TableSpec:
     """One table's name and columns (key, header, kind), in CSV order; `Repeated` parts stand for columns
-    that depend on the data. `as_written` specs (`TableSpec.as_written`) take any header and every cell as
-    its text: for tables whose columns no vocabulary defines yet."""
+    that depend on the data."""
 
     name: str
     parts: tuple[Column | Repeated, ...]
-    written: bool = False
-
-    @classmethod
-    def as_written(cls, name: str) -> TableSpec:
-        """A spec of no columns of its own: the file's header names them, every cell is read as written (the
-        human review's tables, whose columns review/report.py defines where it builds them)."""
-        return cls(name, (), written=True)
 
     @property
     def columns(self) -> tuple[Column, ...]:
@@ -112,12 +104,6 @@ class TableSpec:
         """The columns of a file with this header (an `origin` first allowed), in the header's order (a
         repeated part's columns may stand after the others: compare appends the conditions only the user's
         model has), or a UserError saying what was expected."""
-        if self.written:
-            twice = sorted({key for key in header if header.count(key) > 1})
-            if twice or not header:
-                raise UserError(f"{where}: " + (f"column {shown(twice[0])} stands twice" if twice else "no header")
-                                + ", expected a header of column names")
-            return tuple(Column(key, key) for key in header)
         expected = f"expected the {self.name} table's columns: {', '.join(self.documented())}"
         lead = (ORIGIN,) if header[:1] == [ORIGIN.key] and self.parts[:1] != (ORIGIN,) else ()
         fixed = {part.key: part for part in self.parts if isinstance(part, Column)}
@@ -234,8 +220,7 @@ def read_table(path: str | Path, spec: TableSpec) -> Table:
             where, start = f"{path}:{start}", reader.line_num + 1
             if len(cells) != len(columns):
                 raise UserError(f"{where}: {len(cells)} cells, expected {len(columns)} (the columns of the header)")
-            rows.append(kind(*(cells if spec.written else
-                               (parse_cell(cell, column, where) for cell, column in zip(cells, columns, strict=True)))))
+            rows.append(kind(*(parse_cell(cell, column, where) for cell, column in zip(cells, columns, strict=True))))
     except csv.Error as exc:
         raise UserError(f"{path}:{reader.line_num}: {exc}, expected a CSV table") from None
     return Table(spec.name, "", columns, tuple(rows))

@@ -16,6 +16,7 @@ import random
 
 from benchmark.sources import SOURCES
 from common.records import TREATMENTS, Label, request_id
+from scorer.tiers import LEXICAL_TIERS, TIERS, tiers_for
 
 CONDITION_EFFECT = {"newline": 1.0, "blank": 0.85, "boundary": 0.45, "mitigation": 0.25, "native": 0.7}
 
@@ -35,13 +36,12 @@ def label_row(model: str, cluster: str, condition: str, absorbed: bool | None, *
     'clean output unusable'
     """
     genre = SOURCES[source] if genre is None else genre
-    prose = genre == "prose"
     if usable:
-        tiers_run = ("witness", "content") + (("entailment",) if prose and entailment_ran else ())
-        tiers_not_run = ("entailment",) if prose and not entailment_ran else ()
+        tiers_run = tuple(tier for tier in tiers_for(genre) if entailment_ran or tier in LEXICAL_TIERS)
+        tiers_not_run = tuple(tier for tier in tiers_for(genre) if tier not in tiers_run)
         label = Label(id=request_id(cluster, condition), model=model, cluster=cluster, condition=condition,
                       source=source, genre=genre, comment_id=comment_id, usable=True, absorbed=bool(absorbed),
-                      tier="witness" if absorbed else None, evidence=None, reason=None, tiers_run=tiers_run,
+                      tier=TIERS[0] if absorbed else None, evidence=None, reason=None, tiers_run=tiers_run,
                       tiers_not_run=tiers_not_run, scorer_version="synthetic", nli_model_sha256=None,
                       extraction="plain", cut_before="", cut_after="", cut_commentary="")
     else:

@@ -1,5 +1,5 @@
 """The tables have a schema, as the records do (tests/test_records.py): docs/FORMATS.md lists exactly the columns
-of stats/specs.py and validity/specs.py, every released table reads against its spec and writes back to the
+of stats/specs.py, validity/specs.py, review/specs.py and occurrence/specs.py, every released table reads against its spec and writes back to the
 same bytes, a malformed table is one line naming file, line and what was expected, the commands summarise the
 tables they computed (not the files they wrote), `report` reads each table once, and tables are written by
 one writer."""
@@ -15,6 +15,8 @@ import pytest
 import seam
 from common import jsonl
 from common.errors import UserError
+from occurrence import specs as occurrence_specs
+from review import specs as review_specs
 from stats import specs as absorption_specs
 from stats.render import to_csv
 from stats.synthetic import synthetic_labels
@@ -22,14 +24,18 @@ from validity import specs as validity_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = (ROOT / "docs" / "FORMATS.md").read_text(encoding="utf-8")
-SPECS = {spec.name: spec for spec in (*absorption_specs.TABLES, *validity_specs.TABLES)}
+# Each vocabulary with the heading of its section in docs/FORMATS.md.
+SECTIONS = {"\n## Tables (`data/tables/`)": (*absorption_specs.TABLES, *validity_specs.TABLES),
+            "\n## Review report (`seam.py review report --out DIR`)": review_specs.TABLES,
+            "\n### Occurrence report (`seam.py occurrence report --out DIR`)": occurrence_specs.TABLES}
+SPECS = {spec.name: spec for specs in SECTIONS.values() for spec in specs}
 
 
-def _documented() -> dict[str, list[str]]:
-    """The table section of docs/FORMATS.md: each NAME with its CSV columns, in order. A parenthesis explains
+def _documented(heading: str) -> dict[str, list[str]]:
+    """A table section of docs/FORMATS.md: each NAME with its CSV columns, in order. A parenthesis explains
     (its words are not columns); "as `other`" means the columns of `other`."""
-    start = FORMATS.index("| NAME | CSV columns |", FORMATS.index("\n## Tables (`data/tables/`)"))
-    lines = FORMATS[start:FORMATS.index("\n\n", start)].splitlines()
+    start = FORMATS.index("| NAME | CSV columns |", FORMATS.index(heading))
+    lines = (FORMATS[start:] + "\n").split("\n\n", 1)[0].splitlines()  # to the blank line after it, or the end
     rows = [line.split("|")[1:-1] for line in lines[2:]]  # after the header and its rule
     found: dict[str, list[str]] = {}
     for names, columns in rows:
@@ -43,16 +49,20 @@ def _documented() -> dict[str, list[str]]:
     return found
 
 
-def test_formats_md_names_exactly_the_tables_of_the_specs():
-    assert sorted(_documented()) == sorted(SPECS)
+@pytest.mark.parametrize("heading", sorted(SECTIONS))
+def test_formats_md_names_exactly_the_tables_of_the_specs(heading):
+    assert sorted(_documented(heading)) == sorted(spec.name for spec in SECTIONS[heading])
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_formats_md_lists_exactly_the_columns_of_each_spec_in_order(name):
-    assert _documented()[name] == SPECS[name].documented()
+    heading = next(heading for heading, specs in SECTIONS.items() if SPECS[name] in specs)
+    assert _documented(heading)[name] == SPECS[name].documented()
 
 
-RELEASED = sorted([*(ROOT / "data" / "tables").glob("*.csv"), *(ROOT / "data" / "studies").glob("*/tables/*.csv")])
+RELEASED = sorted([*(ROOT / "data" / "tables").glob("*.csv"), *(ROOT / "data" / "studies").glob("*/tables/*.csv"),
+                   *(ROOT / "data" / "review").glob("*/review_*.csv"),
+                   *(ROOT / "data" / "occurrence").glob("*/occurrence_*.csv")])
 
 
 @pytest.mark.parametrize("path", RELEASED, ids=[str(p.relative_to(ROOT / "data")) for p in RELEASED])
@@ -194,3 +204,30 @@ def test_tables_are_written_by_the_one_writer():
                         "to_csv", "to_latex", "write_table"):
                     callers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert callers == []
+
+
+def _review_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(ROOT / "data" / "review" / "smollm2-135m", tmp_path / "review" / "smollm2-135m")
+    return tmp_path / "review"
+
+
+def test_the_report_reads_review_tables_against_their_specs_and_names_each_reader(tmp_path):
+    from report.tables import read_reviews
+
+    (review,) = read_reviews(_review_copy(tmp_path))
+    assert review.reviewer == "seam-dev"
+    estimates = dict(review.tables)["review_estimates.csv"]
+    assert estimates.columns == review_specs.ESTIMATES.columns and isinstance(estimates.rows[0].n, int)
+
+
+def test_a_review_table_of_other_columns_is_one_line_naming_file_and_line(tmp_path):
+    from report.tables import read_reviews
+
+    folder = _review_copy(tmp_path)
+    path = folder / "smollm2-135m" / "review_confusion.csv"
+    path.write_text(path.read_text(encoding="utf-8").replace("unanswered", "unseen", 1), encoding="utf-8")
+    with pytest.raises(UserError, match=r"review_confusion.csv:1: column 6 is 'unseen', expected the "
+                                        r"review_confusion table's columns: kit, cases, "):
+        read_reviews(folder)
