@@ -22,6 +22,10 @@
 #   --parallel 1                    one slot: requests are answered one at a time, never batched together
 #   --ctx-size 8192                 the longest benchmark prompt plus the output limit fits
 #   --no-webui                      nothing but the API
+#   --no-repack                     only on a CPU with AMX (amx_tile in /proc/cpuinfo), or with REPACK=0: this
+#                                   build's AMX path (weights repacked for AMX at load) crashed loading the model
+#                                   on a 2-core VM whose CPU reports AMX (2026-12-02: SIGSEGV in
+#                                   ggml_backend_amx_mul_mat); without repacking it serves. REPACK=1 keeps it.
 # Determinism also needs the client side: temperature 0, a fixed seed, concurrency 1, and
 # cache_prompt false (see data/models/MODEL.toml), so that no request reuses another's
 # prompt cache (that changes how the prompt is split into batches, and so the floating point sums).
@@ -53,9 +57,19 @@ gguf=$(python3 scripts/local_models.py path "$MODEL")  # verified, or it stops h
 echo "model: $MODEL: $gguf"
 echo "server: $("$server" --version 2>&1 | head -n 1)"
 
+repack=()
+case "${REPACK:-auto}" in
+  auto) grep -qw amx_tile /proc/cpuinfo 2> /dev/null && repack=(--no-repack) ;;
+  0) repack=(--no-repack) ;;
+  1) ;;
+  *) echo "REPACK must be 0, 1 or auto (got '$REPACK')" >&2; exit 2 ;;
+esac
+[ ${#repack[@]} -eq 0 ] || echo "weights not repacked (--no-repack): $([ "${REPACK:-auto}" = 0 ] && echo "REPACK=0" || echo "this CPU has AMX")"
+
 log="$cache/server-$PORT.log"
 "$server" --model "$gguf" --alias "$MODEL" --host 127.0.0.1 --port "$PORT" \
-  --threads "$THREADS" --threads-batch "$THREADS" --parallel 1 --ctx-size 8192 --no-webui > "$log" 2>&1 &
+  --threads "$THREADS" --threads-batch "$THREADS" --parallel 1 --ctx-size 8192 --no-webui \
+  ${repack[@]+"${repack[@]}"} > "$log" 2>&1 &
 pid=$!
 echo "$pid" > "$cache/server-$PORT.pid"
 for _ in $(seq 1 60); do
