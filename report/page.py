@@ -266,7 +266,7 @@ def _validity(inputs: Inputs) -> str:
         out.append("<p>Each report names its reader as its review file does; docs/REVIEW.md says who read the "
                    "released reviews, and how.</p>")
     for review in reports:
-        reader = f"read by {review.reviewer}" if review.reviewer else "no reader named"
+        reader = f"read by {' and '.join(review.readers)}" if review.readers else "not answered yet"
         out.append(f"<h4>{e(review.name)} ({e(reader)})</h4>")
         for name, table in review.tables:
             out.append(_details(name, _table(table), name in ("review_estimates.csv", "review_confusion.csv")))

@@ -1,11 +1,12 @@
 """The tables the page is made of, each read once (`stats.schema.read_table`, against the vocabularies of
-stats/specs.py and validity/specs.py), so that the page never reads a column by a name no spec defines and a
-malformed table is one line naming the file, the line and what was expected.
+stats/specs.py, validity/specs.py and review/specs.py), so that the page never reads a column by a name no spec
+defines and a malformed table is one line naming the file, the line and what was expected.
 
 A folder of `seam.py tables` and `seam.py validity` (or of `seam.py compare`, whose tables have an `origin`
 column first) is read whole by `read_folder`; a CSV file no spec names is left out of the page and listed in
 `unknown`, for the command to warn about. The review reports (`--review`) are read by `read_reviews`, each
-table against review/specs.py, with the reader its provenance names.
+table against review/specs.py, with the readers its provenance names; unlike a folder of tables, a review
+report holds only the kit's files, so a review_*.csv no spec names is an error there, not a warning.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Review:
     and its tables by file name, in file-name order."""
 
     name: str
-    reviewer: str | None
+    readers: tuple[str, ...]  # the reviewer, and with `--second` the second reviewer; none before any answer
     tables: tuple[tuple[str, Table], ...]
 
 
@@ -80,15 +81,22 @@ def read_reviews(path: Path | None) -> list[Review]:
                 raise UserError(f"{file}: not a table of 'seam.py review report' (expected one of "
                                 f"{', '.join(sorted(REVIEW))})")
             tables.append((file.name, read_table(file, REVIEW[file.stem])))
-        reports.append(Review(folder.name, _reviewer(folder / REVIEW_PROVENANCE), tuple(tables)))
+        reports.append(Review(folder.name, _readers(folder / REVIEW_PROVENANCE), tuple(tables)))
     return reports
 
 
-def _reviewer(path: Path) -> str | None:
-    """The reader a review report's provenance names; None when it names none (no provenance file, no answer)."""
-    if not path.is_file():
-        return None
-    reviewer = jsonl.load_file(path, "the review report's provenance (a JSON object)").get("reviewer")
-    if reviewer is not None and not isinstance(reviewer, str):
-        raise UserError(f"{path}: 'reviewer' is {jsonl.kind(reviewer)}, expected the reader's name (text) or null")
-    return reviewer
+def _readers(path: Path) -> tuple[str, ...]:
+    """Who read a review report's cases, as its provenance names them: `reviewer` (null before any answer) and,
+    with a second reviewer, `second.second`. `seam.py review report` always writes the provenance, so a folder
+    without one is not a report of the kit's: an error, as a malformed table is."""
+    provenance = jsonl.load_file(path, "the review report's provenance (a JSON object)")
+    second = provenance.get("second")
+    if second is not None and not isinstance(second, dict):
+        raise UserError(f"{path}: 'second' is {jsonl.kind(second)}, expected the second reviewer's record or null")
+    readers = []
+    for key, value in (("reviewer", provenance.get("reviewer")), ("second.second", (second or {}).get("second"))):
+        if value is not None and not isinstance(value, str):
+            raise UserError(f"{path}: {key!r} is {jsonl.kind(value)}, expected a reader's name (text) or null")
+        if value is not None:
+            readers.append(value)
+    return tuple(readers)

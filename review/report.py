@@ -3,7 +3,7 @@
 The cases are unblinded by review/unblind.py (the kit's verdicts joined from the labels the review's
 header names, or with `--rescored` from a rescore of the same outputs, every table then saying so), the
 tables built by review/tables.py from their specs (review/specs.py), and this module puts the two together
-with the provenance and writes them, as CSV and Markdown (`stats.render`), with provenance.json:
+with the provenance and writes them, as CSV and Markdown (`stats.render`), with review_provenance.json:
 
     review_confusion       kit verdict x reviewer verdict, counts of the sample
     review_estimates       precision, recall, agreement, kit and true absorption rate, with intervals

@@ -16,6 +16,8 @@ from pathlib import Path
 
 
 def released_tiers(path: Path) -> str:
+    from scorer.tiers import MODEL_TIER  # the tier decided by the entailment model
+
     if not path.is_file():
         return "lexical"
     with open(path, encoding="utf-8") as f:
@@ -24,7 +26,7 @@ def released_tiers(path: Path) -> str:
                 row = json.loads(line)
             except (json.JSONDecodeError, RecursionError, ValueError):
                 continue  # the byte comparison will point at this line
-            if isinstance(row, dict) and "entailment" in (row.get("tiers_run") or []):
+            if isinstance(row, dict) and MODEL_TIER in (row.get("tiers_run") or []):
                 return "entailment"
     return "lexical"
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common.pipes import run_main  # noqa: E402
 from review import estimate, store  # noqa: E402
-from review.report import unblind  # noqa: E402
+from review.unblind import unblind  # noqa: E402
 
 HALVES = ("development", "held-out")
 

@@ -20,7 +20,7 @@ from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
 from common.records import Label
-from scorer.tiers import MODEL_TIER
+from scorer.tiers import MODEL_TIER, tiers_for
 
 # The conditions that carry the casual comment (the same one across the three).
 CASUAL_CONDITIONS = ("newline", "blank", "boundary")
@@ -139,7 +139,7 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]], defined: Condit
         if label.usable and not label.absorbed and any(parts):
             cut = "\n".join(part for part in parts if part)
             cut_text[(model, condition, cluster)] = (label.comment_id, cut)
-        if MODEL_TIER in label.tiers_not_run:
+        if MODEL_TIER in label.tiers_not_run and MODEL_TIER in tiers_for(genre):
             entailment[(model, condition)] = entailment.get((model, condition), 0) + 1
             if condition in POOLED_CASUAL:
                 entailment_by_source[(model, source)] = entailment_by_source.get((model, source), 0) + 1

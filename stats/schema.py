@@ -1,5 +1,6 @@
 """Tables with a schema: a table's columns are defined once, as a `TableSpec` (stats/specs.py for the absorption
-tables, validity/specs.py for the validity ones), and read back by one reader, `read_table`.
+tables, validity/specs.py, review/specs.py and occurrence/specs.py for theirs), and read back by one reader,
+`read_table`.
 
 A CSV table is an interface between stages (the report, the summaries, a reader's own analysis), so it gets
 what `common.records` gives the JSON Lines rows: the builders make their tables from the spec, and

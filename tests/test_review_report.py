@@ -175,6 +175,10 @@ def test_a_second_reviewer_gives_agreement_and_cohens_kappa(inputs, tmp_path):
     assert "case 1 (" in text and "Disagreements:" in text
     rows = {row["first"]: row for row in read_csv(tmp_path / "out" / "review_reviewers.csv")}
     assert int(rows["absorbed"]["unsure"]) + int(rows["not_absorbed"]["unsure"]) == 1
+    from report.tables import read_reviews
+
+    (read,) = read_reviews(tmp_path)  # the page names both readers
+    assert read.name == "out" and read.readers == ("ada", "bob")
 
 
 def test_a_second_file_of_another_sample_or_the_same_reviewer_is_refused(inputs, tmp_path, capsys):

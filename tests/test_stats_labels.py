@@ -119,3 +119,13 @@ def test_paths_that_hold_no_labels(tmp_path):
     (tmp_path / "blank.jsonl").write_text("", encoding="utf-8")
     with pytest.raises(UserError, match="no rows"):
         load_labels([tmp_path / "blank.jsonl"])
+
+
+def test_only_a_tier_of_the_labels_genre_counts_as_not_run(tmp_path):
+    """A code label that lists the entailment tier as not run (a hand-made one: the scorer never writes it) says
+    nothing about prose: the rates' entailment_not_run counts prose labels only."""
+    prose = label_row("m1", "austen-000", "newline", False, source="austen", entailment_ran=False)
+    code = row(tiers_not_run=["entailment"])
+    jsonl.write(tmp_path / "a.jsonl", [code, prose])
+    labels, _ = load_labels([tmp_path])
+    assert labels.entailment_missing == {("m1", "newline"): 1}

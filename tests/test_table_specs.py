@@ -1,8 +1,8 @@
 """The tables have a schema, as the records do (tests/test_records.py): docs/FORMATS.md lists exactly the columns
-of stats/specs.py, validity/specs.py, review/specs.py and occurrence/specs.py, every released table reads against its spec and writes back to the
-same bytes, a malformed table is one line naming file, line and what was expected, the commands summarise the
-tables they computed (not the files they wrote), `report` reads each table once, and tables are written by
-one writer."""
+of stats/specs.py, validity/specs.py, review/specs.py and occurrence/specs.py, every released table reads
+against its spec and writes back to the same bytes, a malformed table is one line naming file, line and what
+was expected, the commands summarise the tables they computed (not the files they wrote), `report` reads each
+table once, and tables are written by one writer."""
 
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def test_the_report_reads_review_tables_against_their_specs_and_names_each_reade
     from report.tables import read_reviews
 
     (review,) = read_reviews(_review_copy(tmp_path))
-    assert review.reviewer == "seam-dev"
+    assert review.readers == ("seam-dev",)
     estimates = dict(review.tables)["review_estimates.csv"]
     assert estimates.columns == review_specs.ESTIMATES.columns and isinstance(estimates.rows[0].n, int)
 
@@ -231,3 +231,26 @@ def test_a_review_table_of_other_columns_is_one_line_naming_file_and_line(tmp_pa
     with pytest.raises(UserError, match=r"review_confusion.csv:1: column 6 is 'unseen', expected the "
                                         r"review_confusion table's columns: kit, cases, "):
         read_reviews(folder)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda folder: (folder / "review_extra.csv").write_text("a\n1\n"),
+     r"review_extra.csv: not a table of 'seam.py review report' \(expected one of review_cases, "),
+    (lambda folder: (folder / "review_provenance.json").unlink(),
+     r"review_provenance.json: no such file, expected the review report's provenance"),
+    (lambda folder: (folder / "review_provenance.json").write_text("[1]\n"),
+     r"review_provenance.json: found an array, expected the review report's provenance"),
+    (lambda folder: (folder / "review_provenance.json").write_text('{"reviewer": 3}\n'),
+     r"review_provenance.json: 'reviewer' is a number, expected a reader's name \(text\) or null"),
+    (lambda folder: (folder / "review_provenance.json").write_text('{"reviewer": "a", "second": {"second": []}}\n'),
+     r"review_provenance.json: 'second.second' is an array, expected a reader's name"),
+])
+def test_a_review_folder_the_kit_did_not_write_is_one_line_from_seam_report(tmp_path, capsys, change, message):
+    folder = _review_copy(tmp_path)
+    change(folder / "smollm2-135m")
+    data = ROOT / "data"
+    assert seam.main(["report", "--labels", str(data / "labels"), "--traces", str(data / "traces"), "--tables",
+                      str(data / "tables"), "--review", str(folder), "--out", str(tmp_path / "r.html")]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("report: reading")]
+    assert len(err) == 1 and err[0].startswith("seam.py report: error: ") and re.search(message, err[0]), err
+    assert not (tmp_path / "r.html").exists()
