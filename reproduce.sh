@@ -13,18 +13,53 @@
 # labels, tables and report (data/studies/NAME/, scripts/study.sh) and compare; 4 summarise.
 # The entailment tier runs only if the released labels were made with it (and the model is
 # then required); otherwise both sides are lexical-only and the script says so.
+#
+# Steps that do not depend on each other run side by side, as many at once as there are cores
+# (nproc; SEAM_JOBS=N sets the number): 1, 1b and the lexical rescoring of each trace set; then, once
+# those are done, 3 (its tables beside its validity tables), 3b, 3c and 3d. Their output is printed
+# in the order of the steps, each step whole once it ends, so it reads the same for any number of
+# jobs but for the times. With SEAM_JOBS=1 every step runs in turn and prints as it goes.
 set -euo pipefail
 cd "$(dirname "$0")"
 started_all=$SECONDS  # the total counts the install into .venv too
+max_jobs=${SEAM_JOBS:-$(nproc 2>/dev/null || echo 1)}
+if ! [[ $max_jobs =~ ^[1-9][0-9]*$ ]]; then
+  echo "reproduce: SEAM_JOBS must be a whole number of jobs, at least 1; got '$max_jobs'" >&2
+  exit 2
+fi
 source scripts/venv.sh requirements.txt
 execute=()
 if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+started=0   # steps started in the background so far (their folders are numbered)
+queue=()    # the folders (under $work/steps) of what was started in the background and not yet printed, in order
+running=()  # the process groups of the steps started in the background and not yet printed
+stop_steps() {  # end every step still running in the background, with whatever it started (its process group)
+  local pid
+  for pid in ${running[@]+"${running[@]}"}; do kill -TERM -- "-$pid" 2> /dev/null || true; done
+  wait 2> /dev/null || true
+}
+stopped() {  # stopped SIGNAL (Ctrl+C, a kill): clean up, then end by that signal, as the script would without a trap
+  trap - "$1"
+  stop_steps
+  rm -rf "$work"
+  kill -"$1" $$
+}
+trap 'stop_steps; rm -rf "$work"' EXIT
+trap 'stopped INT' INT
+trap 'stopped TERM' TERM
+trap 'stopped HUP' HUP
 failures=0
 
-step() {  # step "title" command...: run, report ok/FAILED and the time taken
+step() {  # step "title" command...: run, report ok/FAILED and the time taken (in the background if max_jobs > 1)
+  if [ "$max_jobs" -gt 1 ]; then start_step "$@"; else run_step "$@"; fi
+}
+step_alone() {  # step_alone "title" command...: a step that has the machine to itself, once the steps before it ended
+  print_steps
+  run_step "$@"
+}
+run_step() {  # run_step "title" command...: the step in the foreground, printing as it goes
   local title=$1; shift
   local t0=$SECONDS
   echo "== $title"
@@ -34,6 +69,69 @@ step() {  # step "title" command...: run, report ok/FAILED and the time taken
     echo "   FAILED ($((SECONDS - t0)) s)"
     failures=$((failures + 1))
   fi
+}
+say() {  # say TEXT: print a line between steps, after the output of those started before it
+  if [ ${#queue[@]} -eq 0 ]; then
+    echo "$1"
+    return 0
+  fi
+  started=$((started + 1))
+  local dir="$work/steps/$started"
+  mkdir -p "$dir"
+  echo "$1" > "$dir/out"
+  queue+=("$dir")
+}
+start_step() {  # start_step "title" command...: step in the background, its output kept in files until printed
+  local title=$1; shift
+  free_slot
+  started=$((started + 1))
+  local dir="$work/steps/$started"
+  mkdir -p "$dir"
+  # Its own process group (set -m, for the moment of the fork only), so that stop_steps can end what it started;
+  # no standard input, so that a background process group never stops on the terminal.
+  set -m
+  (
+    set +m
+    t0=$SECONDS
+    echo "== $title"
+    if "$@"; then result=ok; else result=FAILED; fi
+    echo "   $result ($((SECONDS - t0)) s)" > "$dir/end"
+    echo "$result" > "$dir/result"
+  ) > "$dir/out" 2> "$dir/err" < /dev/null &
+  set +m
+  echo $! > "$dir/pid"
+  running+=("$!")
+  queue+=("$dir")
+}
+free_slot() {  # wait until fewer than $max_jobs steps run in the background
+  local pid alive
+  while :; do
+    alive=0
+    for pid in ${running[@]+"${running[@]}"}; do
+      if kill -0 "$pid" 2> /dev/null; then alive=$((alive + 1)); fi
+    done
+    if [ "$alive" -lt "$max_jobs" ]; then return 0; fi
+    wait -n 2> /dev/null || true  # one of them ended (or none was left to wait for): count again
+  done
+}
+print_steps() {  # wait for everything started in the background and print it in order, counting the failures
+  local dir pid result
+  for dir in ${queue[@]+"${queue[@]}"}; do
+    if [ ! -f "$dir/pid" ]; then  # a line said between steps
+      cat "$dir/out"
+      continue
+    fi
+    read -r pid < "$dir/pid"
+    wait "$pid" 2> /dev/null || true  # its result is in its files (also when `wait -n` reaped it already)
+    cat "$dir/out"
+    cat "$dir/err" >&2
+    result=FAILED
+    if [ -f "$dir/result" ]; then read -r result < "$dir/result"; fi
+    if [ -f "$dir/end" ]; then cat "$dir/end"; else echo "   FAILED (ended before it finished)"; fi
+    if [ "$result" != ok ]; then failures=$((failures + 1)); fi
+  done
+  queue=()
+  running=()
 }
 noted() {  # step "title" noted "note" command...: the note prints under its step's header, then the command runs
   echo "   $1"
@@ -73,7 +171,7 @@ for trace in data/traces/*.jsonl; do
   is_new "$trace" || traces+=("$trace")
 done
 if [ ${#traces[@]} -eq 0 ]; then
-  echo "no released trace sets in data/traces/: nothing to rescore"
+  say "no released trace sets in data/traces/: nothing to rescore"
 fi
 mkdir -p "$work/labels" "$work/tables"
 for trace in ${traces[@]+"${traces[@]}"}; do
@@ -83,14 +181,17 @@ for trace in ${traces[@]+"${traces[@]}"}; do
   if [ "$tiers" = lexical ]; then
     note="$name: released labels are lexical-only (entailment not run); rescoring the same way"
     nli=(--no-nli)
+    run=step
   else
     note="$name: released labels include the entailment tier; the model is needed to rescore them"
     nli=()
+    run=step_alone  # the model uses the cores itself, and the entailment cache is one file for every trace set
   fi
-  step "2. rescore $trace and compare with $released" noted "$note" \
+  "$run" "2. rescore $trace and compare with $released" noted "$note" \
     bash -c '"$PY" seam.py score "$1" --out "$2" "${@:4}" && "$PY" scripts/compare.py "$3" "$2"' _ \
     "$trace" "$work/labels/$name" "$released" ${nli[@]+"${nli[@]}"}
 done
+print_steps  # the steps below read the labels just rescored
 
 if [ -d data/tables ]; then
   # The tables read the labels and, for the sensitivity analyses, the traces they were scored from;
@@ -109,12 +210,23 @@ if [ -d data/tables ]; then
     fi
   fi
   regenerate() {  # write every table into $work/tables, then compare them all with data/tables
-    "${tables[@]}" > /dev/null && "${validity[@]}" > /dev/null \
-      && "$PY" scripts/compare.py data/tables "$work/tables" ${ignore[@]+"${ignore[@]}"}
+    if [ "$max_jobs" -eq 1 ]; then
+      "${tables[@]}" > /dev/null && "${validity[@]}" > /dev/null \
+        && "$PY" scripts/compare.py data/tables "$work/tables" ${ignore[@]+"${ignore[@]}"}
+      return
+    fi
+    # The two side by side (they write different files); what each says is kept apart and printed in turn.
+    local failed=0 pid
+    "${tables[@]}" > /dev/null 2> "$work/tables.err" &
+    pid=$!
+    "${validity[@]}" > /dev/null 2> "$work/validity.err" || failed=1
+    wait "$pid" || failed=1
+    cat "$work/tables.err" "$work/validity.err" >&2
+    [ "$failed" -eq 0 ] && "$PY" scripts/compare.py data/tables "$work/tables" ${ignore[@]+"${ignore[@]}"}
   }
   step "3. regenerate the absorption and validity tables and compare with data/tables/" ${note[@]+"${note[@]}"} regenerate
 else
-  echo "no released tables in data/tables/: nothing to compare"
+  say "no released tables in data/tables/: nothing to compare"
 fi
 
 # A review is read against the labels it was drawn from. When the released labels were rescored since
@@ -137,9 +249,9 @@ done
 # Without the traces and tables it is made from, a released page cannot be regenerated: said, not failed
 # (as for the tables above).
 if [ ! -f data/report.html ]; then
-  echo "no released report in data/report.html: nothing to compare"
+  say "no released report in data/report.html: nothing to compare"
 elif [ ${#traces[@]} -eq 0 ] || [ ! -d data/tables ]; then
-  echo "data/report.html is released without the traces and tables it is made from: nothing to compare"
+  say "data/report.html is released without the traces and tables it is made from: nothing to compare"
 else
   review=()
   if [ -d data/review ]; then review=(--review data/review); fi
@@ -154,7 +266,7 @@ for study in data/studies/*/; do
   name=$(basename "$study")
   found=("$study"/traces/*.jsonl)
   if [ ${#found[@]} -eq 0 ]; then
-    echo "$study: no traces yet (collected with data/conditions/$name.toml, docs/CONDITIONS.md): nothing to compare"
+    say "$study: no traces yet (collected with data/conditions/$name.toml, docs/CONDITIONS.md): nothing to compare"
     continue
   fi
   missing=()  # a study's treatments pair with its models' built-in traces and are tabled with their labels
@@ -163,7 +275,7 @@ for study in data/studies/*/; do
     [ -f "data/traces/$model" ] && [ -f "data/labels/$model" ] || missing+=("$model")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "$study is released without the built-in traces and labels it pairs with (data/traces/ and data/labels/: ${missing[*]}): nothing to compare"
+    say "$study is released without the built-in traces and labels it pairs with (data/traces/ and data/labels/: ${missing[*]}): nothing to compare"
     continue
   fi
   compare_study() {  # $1 the study, $2 where its labels, tables and report are regenerated
@@ -171,10 +283,16 @@ for study in data/studies/*/; do
       && "$PY" scripts/compare.py "$1/labels" "$2/labels" && "$PY" scripts/compare.py "$1/tables" "$2/tables" \
       && "$PY" scripts/compare.py "$1/report.html" "$2/report.html"
   }
-  step "3d. regenerate the study $study (labels, tables, report) from its traces and compare" \
+  # a study scored with the entailment tier has the machine (and the one entailment cache) to itself, as in step 2
+  study_step=step
+  for trace in "${found[@]}"; do
+    [ "$("$PY" scripts/released_tiers.py "$study/labels/$(basename "$trace")")" = lexical ] || study_step=step_alone
+  done
+  "$study_step" "3d. regenerate the study $study (labels, tables, report) from its traces and compare" \
     compare_study "$study" "$work/studies/$name"
 done
 
+print_steps
 echo "== 4. summary"
 "$PY" -m stats.summary data/tables
 "$PY" -m validity.summary data/tables

@@ -23,6 +23,11 @@ from common.errors import UserError
 LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
+# `json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))` is this encoder's `encode`; made
+# once, not once per row (the labels of a panel of models are tens of thousands of rows).
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def canonical(value: Any, *, keep_surrogates: bool = False) -> str:
     r"""Canonical JSON text: keys sorted, non-ASCII kept, no spaces after separators.
 
@@ -32,7 +37,7 @@ def canonical(value: Any, *, keep_surrogates: bool = False) -> str:
     `keep_surrogates` leaves them raw, for a writer that replaces them itself once encoding fails
     (the runner records U+FFFD and says so in the row).
     """
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = _CANONICAL.encode(value)
     if keep_surrogates or LONE_SURROGATE.search(text) is None:
         return text
     return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # only ever inside a JSON string

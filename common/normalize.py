@@ -104,5 +104,12 @@ def normal_content_words(normal: str) -> frozenset[str]:
 
 def contains_phrase(haystack: str, phrase: str) -> bool:
     """Whether the normalised `phrase` occurs in the normalised `haystack` on word boundaries."""
-    needle = normalize(phrase)
+    needle = _phrase(phrase)
     return bool(needle) and f" {needle} " in f" {normalize(haystack)} "
+
+
+@lru_cache(maxsize=1 << 12)
+def _phrase(phrase: str) -> str:
+    """`normalize` of a phrase looked for: a few hundred witness phrases, asked for case after case (the report's
+    gallery reads every case's talk for its remark's phrase)."""
+    return normalize(phrase)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.records import TraceRow, shown
+from common.records import BATCH_RESULTS, STATUSES, Attempt, TraceRow, is_condition_name, shown
 
 _CONTROL = re.compile(rb"[\x00-\x1f]")  # bytes JSON always escapes inside a string, and a row holds no raw one
 
@@ -56,7 +58,7 @@ def scan(path: str | Path) -> TraceFile:
     except IsADirectoryError:
         raise UserError(f"{path}: is a directory, expected a trace file (JSON Lines)") from None
     end = data.rfind(b"\n") + 1  # bytes after `end` lack their newline
-    complete = data[:end].split(b"\n")[:-1]
+    complete = _lines(data, end)
     torn = TornTail(line=len(complete) + 1, offset=end, size=len(data) - end) if end < len(data) else None
     final: dict[str, TraceRow] = {}
     where: dict[str, str] = {}
@@ -105,7 +107,16 @@ def torn_message(path: Path, torn: TornTail) -> str:
             "those bytes aside and ask that request again")
 
 
-def _parse(raw: bytes, where: str, *, first: bool) -> TraceRow:
+def _lines(data: bytes, end: int) -> list[str] | list[bytes]:
+    """The complete lines: decoded once for the whole file (UTF-8 never holds a newline byte inside a character,
+    so its lines are those of the bytes), or, when some line is not UTF-8, as bytes, for `_parse` to name it."""
+    try:
+        return data[:end].decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:
+        return data[:end].split(b"\n")[:-1]
+
+
+def _parse(raw: str | bytes, where: str, *, first: bool) -> TraceRow:
     try:
         row = jsonl.parse(raw)
     except jsonl.BadJson as exc:
@@ -118,7 +129,117 @@ def _parse(raw: bytes, where: str, *, first: bool) -> TraceRow:
             raise UserError(f"{where}: not a trace file (JSON Lines): the first line is {jsonl.kind(row)}, "
                             "expected a JSON object")
         raise UserError(f"{where}: expected a JSON object, found {jsonl.kind(row)}")
-    return TraceRow.from_row(row, where)
+    return _trace_row(row) or TraceRow.from_row(row, where)
+
+
+# Every check of `TraceRow.from_row` and `Attempt.from_row`, made at once on a row that passes them all (every
+# row the runner writes), so that reading a trace file costs little more than parsing its JSON. A row that
+# fails any of them is read by `TraceRow.from_row` itself, which names the first field that is wrong: the
+# messages are its own. The checks here are no weaker (exact types where it takes subclasses too);
+# tests/test_common_traces.py checks that both accept and refuse the same rows and read them alike.
+_OPTIONAL = (str, type(None))  # a string or null
+_NUMBER = (int, float, type(None))  # a number or null (type() is never bool here: bool is refused)
+_RECORD = (dict, type(None))  # an object or null
+
+
+def _trace_row(row: dict) -> TraceRow | None:
+    """The `TraceRow` of a row that passes every check of `TraceRow.from_row`; None for any other."""
+    try:
+        rid, cluster, model, condition = row["id"], row["cluster"], row["model"], row["condition"]
+        status = row["status"]
+        source, output, reason, served_model, finish_reason, response_id, benchmark_sha256, message_sha256 = (
+            row["source"], row["output"], row["reason"], row["served_model"], row["finish_reason"],
+            row["response_id"], row["benchmark_sha256"], row["message_sha256"])
+        started_at, finished_at, runner_version = row["started_at"], row["finished_at"], row["runner_version"]
+        attempts, previous, usage, response, request = (row["attempts"], row["previous"], row["usage"],
+                                                        row["response"], row["request"])
+    except KeyError:
+        return None
+    if (type(rid) is not str or type(cluster) is not str or not cluster or type(model) is not str or not model
+            or type(condition) is not str or not _condition_name(condition) or rid != f"{cluster}/{condition}"
+            or type(status) is not str or status not in STATUSES or (status == "ok" and output is None)
+            or type(started_at) is not str or type(finished_at) is not str or type(runner_version) is not str
+            or type(output) not in _OPTIONAL or type(reason) not in _OPTIONAL or type(served_model) not in _OPTIONAL
+            or type(finish_reason) not in _OPTIONAL or type(response_id) not in _OPTIONAL
+            or type(benchmark_sha256) not in _OPTIONAL or type(message_sha256) not in _OPTIONAL
+            or not (source is None or (type(source) is str and source))
+            or type(response) not in _RECORD or type(request) is not dict
+            or type(attempts) is not list or type(previous) is not list):
+        return None
+    for earlier in previous:
+        if type(earlier) is not dict:
+            return None
+    if not (rid.isascii() and cluster.isascii() and model.isascii() and (source is None or source.isascii())):
+        if any(jsonl.LONE_SURROGATE.search(name) for name in (rid, cluster, model, source or "")):
+            return None
+    read = []
+    for attempt in attempts:
+        checked = _attempt(attempt)
+        if checked is None:
+            return None
+        read.append(checked)
+    return _checked(TraceRow, {
+        "id": rid, "cluster": cluster, "condition": condition, "source": source, "model": model, "status": status,
+        "output": output, "reason": reason, "served_model": served_model, "finish_reason": finish_reason,
+        "usage": usage, "response_id": response_id, "response": response, "request": request,
+        "attempts": tuple(read), "previous": tuple(previous), "started_at": started_at, "finished_at": finished_at,
+        "benchmark_sha256": benchmark_sha256, "message_sha256": message_sha256, "runner_version": runner_version})
+
+
+def _attempt(attempt: object) -> Attempt | None:
+    """The `Attempt` of an attempt object that passes every check of `Attempt.from_row`; None for any other."""
+    if type(attempt) is not dict:
+        return None
+    try:
+        started_at, latency_s, http_status, error, retry_after, retry_wait_s = (
+            attempt["started_at"], attempt["latency_s"], attempt["http_status"], attempt["error"],
+            attempt["retry_after"], attempt["retry_wait_s"])
+    except KeyError:
+        return None
+    if (type(started_at) is not str or type(latency_s) not in _NUMBER or type(retry_wait_s) not in _NUMBER
+            or not (http_status is None or type(http_status) is int) or type(error) not in _OPTIONAL
+            or type(retry_after) not in _OPTIONAL or not _utc_time(started_at)):
+        return None
+    if "batch_id" in attempt or "result" in attempt:
+        batch_id, result = attempt.get("batch_id"), attempt.get("result")
+        if type(batch_id) is not str or type(result) is not str or result not in BATCH_RESULTS:
+            return None
+    else:
+        batch_id = result = None
+    return _checked(Attempt, {"started_at": started_at, "latency_s": latency_s, "http_status": http_status,
+                              "error": error, "retry_after": retry_after, "retry_wait_s": retry_wait_s,
+                              "batch_id": batch_id, "result": result})
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def _checked(kind: type, fields: dict) -> object:
+    """An instance of the frozen dataclass `kind` holding `fields` (every field, in their order), made without
+    its `__init__`: the frozen `__init__` sets each field through `object.__setattr__`, which costs more than
+    all the checks above. Exact for these records, which have no `__post_init__` and no `__slots__`
+    (tests/test_common_traces.py checks both, and that the records equal those `from_row` makes)."""
+    record = _new(kind)
+    _set(record, "__dict__", fields)
+    return record
+
+
+@lru_cache(maxsize=256)
+def _condition_name(name: str) -> bool:
+    """`records.is_condition_name`, for the few names a trace file repeats on every row."""
+    return is_condition_name(name)
+
+
+def _utc_time(text: str) -> bool:
+    """Whether `Attempt.started` reads `text` (an ISO 8601 time with a time zone that UTC can hold)."""
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is None:
+            return False
+        moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 def _check_tail(path: Path, tail: bytes, torn: TornTail, *, first: bool) -> None:

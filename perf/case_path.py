@@ -13,6 +13,7 @@ numbers describe the code's path, not its speed.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import http.server
 import json
@@ -47,6 +48,8 @@ class _Replies(http.server.BaseHTTPRequestHandler):
 
 
 def main() -> int:
+    # No options; parsed all the same, so that `--help` says what the script does instead of running it.
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Replies)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     stages: dict = {}

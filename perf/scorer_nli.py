@@ -13,7 +13,7 @@ the same code as `seam.py nli-export`, opens it with the scorer's loader
                 what a user would otherwise run
 All at the same thread count. It also checks, on this full-size shape, that the
 scorer's logits are bitwise identical across 1 and 2 threads, alone and in a
-padded batch. Needs torch and transformers (development only). Not a test.
+padded batch. Needs torch and transformers (development only: requirements-export.txt). Not a test.
 
     python perf/scorer_nli.py [--shape large|base|small] [--pairs 16] [--repeat 3] [--threads 2]
 """
@@ -88,9 +88,14 @@ def main() -> int:
 
     import numpy as np
     import onnxruntime as ort
-    import torch
-    import transformers
-    from transformers import DebertaConfig, DebertaForSequenceClassification
+    try:
+        import torch
+        import transformers
+        from transformers import DebertaConfig, DebertaForSequenceClassification
+    except ImportError as exc:  # development only: not in requirements.txt or requirements-dev.txt
+        print(f"perf/scorer_nli.py needs torch and transformers ({exc}): "
+              "python -m pip install -r requirements-export.txt", file=sys.stderr)
+        return 2
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)

@@ -61,7 +61,11 @@ def main() -> int:
     text = ("Digital anthropology is the study of the relationship between humans and digital-era technology, "
             "and extends to various areas where anthropology and technology intersect. ") * 3
     edited = text.replace("study", "stuty").replace("various", "many")
-    for label, fn in (("chrF, 500-character passage", lambda: chrf(edited, text)),
+    # chrF remembers the pairs it scored, so each call is given a pair it has not seen: a number put beside the
+    # first edit, where the two texts already differ.
+    calls = iter(range(10**9))
+    for label, fn in (("chrF, 500-character passage", lambda: chrf(edited.replace("stuty", f"stuty{next(calls)}", 1),
+                                                                    text)),
                       ("ast.parse, 40-line function", lambda: parse_error(CODE * 20))):
         samples = []
         for _ in range(5):

@@ -1,8 +1,9 @@
 """Gather every treatment case the page shows: the message, the matched clean output, the verdict.
 
-One `Case` per label row. The page gets them as one JSON document (`payload`),
+One `Case` per label row. The page gets them as a `Document` (`payload`): a
+small index read at load and a line of details per case read when it is shown,
 built so that the same inputs give the same bytes: models sorted, cases in
-(model, benchmark order, condition) order, keys sorted. Each cluster's artifact
+(benchmark order, condition, model) order, keys sorted. Each cluster's artifact
 is stored once and the messages refer to it, so the page holds every message
 of every condition without six copies of each paste. The conditions are the
 built-ins and those of the condition file given (`--conditions FILE`); a
@@ -12,12 +13,12 @@ apart from the built-in ones: docs/CONDITIONS.md), each id once.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import Benchmark
-from common import jsonl
 from common.errors import UserError
 from common.records import Cluster, Label, TraceRow, read, request_id, shown
 from common.traces import model_of, read_final
@@ -135,38 +136,74 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
     return tuple(loaded)
 
 
-def payload(models: tuple[ModelCases, ...], benchmark: Benchmark, conditions: ConditionSet | None = None) -> dict:
-    """The JSON document the page's script reads: clusters with their messages under every condition of
-    `conditions` (default: the built-ins), and every case."""
+@dataclass(frozen=True)
+class Document:
+    """What the page's script reads, in two blocks: `index` is read at load, `details` only when shown.
+
+    `index` (the #seam-data block, one JSON document): "models", "conditions", "clusters" (each with its
+    artifact and its message under every condition), "cases" and, on a page of `seam.py compare`,
+    "origins". A case is a row [model index, cluster, condition, source, verdict, tier, clean line]:
+    enough to filter, count and list it. `details` (the #seam-outputs block, one JSON text a line):
+    line i is case i's output pieces and label fields; "clean line" is the line of that model's clean
+    output of the cluster (a JSON string; null when it has none), each stored once. A 20-model page
+    holds about 40 MB of outputs: the browser parses the index and the few lines it shows, not all.
+    """
+
+    index: dict
+    details: tuple[object, ...]
+
+
+def payload(models: tuple[ModelCases, ...], benchmark: Benchmark,
+            conditions: ConditionSet | None = None) -> Document:
+    """The document the page's script reads (see `Document`): clusters with their messages under every
+    condition of `conditions` (default: the built-ins), and every case, cluster by cluster in benchmark
+    order, then by condition, then by model, so that a window of the case browser holds every model's
+    take on the same few cases."""
     conditions = conditions or builtin()
     used = {c.label.cluster for m in models for c in m.cases}
     clusters = {c.cluster: _cluster_entry(c, conditions) for c in benchmark.clusters if c.cluster in used}
-    cases = []
-    clean: dict[str, dict[str, str | None]] = {}
-    for index, mc in enumerate(models):
-        outputs = clean.setdefault(mc.model, {})
-        for case in mc.cases:
-            label = case.label
-            if case.clean is not None:
-                outputs[label.cluster] = case.clean.output
-            entry = {
-                "model": index, "cluster": label.cluster, "condition": label.condition, "source": label.source,
-                "verdict": case.verdict, "tier": label.tier or "none", "extraction": label.extraction,
-                "reason": label.reason, "evidence": label.evidence, "commentary": label.cut_commentary,
-                "finish": case.treatment.finish_reason, "output": case.pieces(),
-                "clean_finish": case.clean.finish_reason if case.clean else None,
-            }
-            if unmarked := case.unmarked_cuts():  # rare: only then, to keep the page small
-                entry["cuts_unmarked"] = unmarked
-            cases.append(entry)
-    return {"models": [m.model for m in models], "conditions": list(conditions.names), "clusters": clusters,
-            "cases": cases, "clean": clean}
+    order = {name: i for i, name in enumerate(clusters)}
+    rank = {name: i for i, name in enumerate(conditions.names)}
+    ordered = sorted(((order[case.label.cluster], rank[case.label.condition], index, case)
+                      for index, mc in enumerate(models) for case in mc.cases), key=lambda item: item[:3])
+    rows, details = [], []
+    clean_lines: dict[tuple[int, str], int] = {}
+    cleans: list[str] = []
+    for _, _, index, case in ordered:
+        label = case.label
+        clean = case.clean.output if case.clean is not None else None
+        if clean is not None and (index, label.cluster) not in clean_lines:
+            clean_lines[(index, label.cluster)] = len(cleans)
+            cleans.append(clean)
+        at = clean_lines.get((index, label.cluster))
+        rows.append([index, label.cluster, label.condition, label.source, case.verdict, label.tier or "none",
+                     None if at is None else len(ordered) + at])
+        entry = {
+            "extraction": label.extraction, "reason": label.reason, "evidence": label.evidence,
+            "commentary": label.cut_commentary, "finish": case.treatment.finish_reason, "output": case.pieces(),
+            "clean_finish": case.clean.finish_reason if case.clean else None,
+        }
+        if unmarked := case.unmarked_cuts():  # rare: only then, to keep the page small
+            entry["cuts_unmarked"] = unmarked
+        details.append(entry)
+    index = {"models": [m.model for m in models], "conditions": list(conditions.names), "clusters": clusters,
+             "cases": rows}
+    return Document(index, (*details, *cleans))
 
 
-def script_json(document: dict) -> str:
-    """JSON that can stand inside a <script> element: no "<", ">" or "&" as such, so no text can end it."""
-    text = jsonl.canonical(document)
+def script_json(document: object) -> str:
+    """JSON that can stand inside a <script> element: no "<", ">" or "&" as such, so no text can end it.
+
+    ASCII only (every other character as a \\u escape): a browser then holds the block's text, tens of
+    megabytes on a page of many models, as one byte a character, and parses it markedly faster.
+    """
+    text = json.dumps(document, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def script_lines(values: tuple[object, ...]) -> str:
+    """Each value as `script_json` on a line of its own (JSON never holds a raw line break), each line ended."""
+    return "".join(script_json(value) + "\n" for value in values)
 
 
 def _cluster_entry(cluster: Cluster, conditions: ConditionSet) -> dict:

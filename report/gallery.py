@@ -8,6 +8,7 @@ and a rescore that leaves a kind's members alone leaves its specimens alone.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 
 from benchmark.dataset import Benchmark
 from common.normalize import contains_phrase
+from common.records import Comment
 from report.cases import Case, ModelCases
-from scorer.commentary import Kept, cut_commentary
+from scorer.commentary import cut_commentary
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,15 @@ def _copied_as_comment(case: Case) -> bool:
     return case.verdict == "absorbed" and case.label.genre == "code" and bool(_COMMENT_LINE.search(evidence))
 
 
-def _around(case: Case, benchmark: Benchmark) -> Kept:
+@dataclass(frozen=True)
+class _Cut:
+    """What the text extraction cut around the edited text holds, as the two kinds that read it ask."""
+
+    commentary: bool  # a unit of it is commentary about the remark
+    remark: bool  # the remark's witness phrase stands in it, outside that commentary
+
+
+def _around(case: Case, benchmark: Benchmark) -> _Cut:
     """What extraction cut around the edited text, split into commentary about the remark and the rest.
 
     The cut is the reply talking to the user (a preamble, notes after the text, an echoed END TEXT line and
@@ -48,19 +58,29 @@ def _around(case: Case, benchmark: Benchmark) -> Kept:
     """
     cluster = benchmark.cluster(case.label.cluster)
     cut = "\n\n".join(part for part in (case.label.cut_before, case.label.cut_after) if part)
-    return cut_commentary(cut, case.condition.trailing(cluster), "prose", cluster.artifact)
+    trailing = case.condition.trailing(cluster)
+    if not cut or trailing is None:
+        return _Cut(False, False)  # nothing to read, or no remark to find in it
+    return _read_cut(cut, trailing, cluster.artifact)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _read_cut(cut: str, trailing: Comment, artifact: str) -> _Cut:
+    """`_around` once per distinct (cut, remark, artifact): two kinds ask it of every case (47,660 calls of
+    `cut_commentary` for a page of 20 models before), and replies to one request often cut the same
+    preamble. Bounded, so that a long-lived process keeps no more than about a page's worth."""
+    kept = cut_commentary(cut, trailing, "prose", artifact)
+    return _Cut(bool(kept.cut), bool(trailing.witness) and contains_phrase(kept.text, trailing.witness))
 
 
 def _remark_outside(case: Case, benchmark: Benchmark) -> bool:
     """Not absorbed, and the remark's witness phrase stands in the cut, outside any commentary about it."""
-    trailing = case.condition.trailing(benchmark.cluster(case.label.cluster))
-    return (case.verdict == "not absorbed" and trailing is not None and bool(trailing.witness)
-            and contains_phrase(_around(case, benchmark).text, trailing.witness))
+    return case.verdict == "not absorbed" and _around(case, benchmark).remark
 
 
 def _commentary_cut(case: Case, benchmark: Benchmark) -> bool:
     """Commentary about the remark cut: by the commentary rule inside the edited text, or by extraction around it."""
-    return case.verdict != "excluded" and bool(case.label.cut_commentary or _around(case, benchmark).cut)
+    return case.verdict != "excluded" and bool(case.label.cut_commentary or _around(case, benchmark).commentary)
 
 
 KINDS = (

@@ -2,10 +2,12 @@
 
 Everything a reader sees first (headline, tables, figures, validity) is plain
 HTML written here, so it shows before any script runs and without one; the
-gallery and the case browser are drawn by `page.js` from the JSON document of
-`cases.payload`. Every text from a file is escaped on the way in (`html.escape`
-here, `textContent` in the script, `script_json` for the data), so an output
-holding markup or "</script>" is shown as text and cannot run. The page has no
+gallery and the case browser are drawn by `page.js` from the `cases.payload`
+document: its index in one JSON block, read at load, and a line per case in
+another, read only for the cases shown (a page of 20 models opens without
+parsing 40 MB of outputs). Every text from a file is escaped on the way in
+(`html.escape` here, `textContent` in the script, `script_json` for the data),
+so an output holding markup or "</script>" is shown as text and cannot run. The page has no
 date or machine name in it: the same inputs give the same bytes.
 """
 
@@ -17,9 +19,10 @@ from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from benchmark.dataset import Benchmark
-from report.cases import VERDICTS, ModelCases, payload, script_json
+from report.cases import VERDICTS, ModelCases, payload, script_json, script_lines
 from report.gallery import KINDS, members
 from report.tables import Folder, read_reviews
+from scorer.tiers import MODEL_TIER, TIERS
 from stats.render import Table, csv_cell
 from stats.schema import origin_of, records
 from stats.specs import CONTRASTS, RATES, SUMMARY
@@ -52,8 +55,7 @@ def page(inputs: Inputs) -> str:
     names = ", ".join(m.model for m in inputs.models)
     document = payload(inputs.models, inputs.benchmark, inputs.conditions)
     if origins := origins_of(inputs.tables):  # a compare folder's: each model released or yours
-        document["origins"] = origins
-    data = script_json(document)
+        document.index["origins"] = origins
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -72,7 +74,8 @@ def page(inputs: Inputs) -> str:
         _browser(inputs),
         _validity(inputs),
         "</main>",
-        f'<script id="seam-data" type="application/json">{data}</script>',
+        f'<script id="seam-data" type="application/json">{script_json(document.index)}</script>',
+        f'<script id="seam-outputs" type="application/x-ndjson">{script_lines(document.details)}</script>',
         f"<script>\n{(HERE / 'page.js').read_text(encoding='utf-8')}</script>",
         "</body>",
         "</html>",
@@ -211,7 +214,7 @@ def _gallery(inputs: Inputs) -> str:
 
 
 def _none_of(kind: str, model: ModelCases) -> str:
-    if kind == "entailment" and not any("entailment" in c.label.tiers_run for c in model.cases):
+    if kind == MODEL_TIER and not any(MODEL_TIER in c.label.tiers_run for c in model.cases):
         return "None: the entailment tier did not run on these labels (scored with --no-nli)."
     return "None among this model's cases."
 
@@ -225,7 +228,7 @@ def origins_of(tables: Folder) -> dict[str, str]:
 
 def _browser(inputs: Inputs) -> str:
     sources = sorted({c.label.source for m in inputs.models for c in m.cases})
-    tiers = ("witness", "content", "entailment", "none")
+    tiers = (*TIERS, "none")
     conditions = inputs.conditions.order({x.label.condition for m in inputs.models for x in m.cases})
     filters = [("model", [m.model for m in inputs.models]), ("condition", conditions), ("source", sources),
                ("verdict", list(VERDICTS)), ("tier", list(tiers))]
@@ -244,8 +247,9 @@ def _browser(inputs: Inputs) -> str:
             "</form>",
             '<div id="case-view" hidden></div>',
             '<p id="cases-count" aria-live="polite"></p>',
-            '<div class="scroll"><table id="cases"><thead><tr><th>case</th><th>model</th><th>condition</th>'
-            "<th>source</th><th>verdict</th><th>tier</th></tr></thead><tbody></tbody></table></div>",
+            '<div class="scroll" id="cases-scroll" tabindex="0" role="region" aria-label="treatment cases">'
+            '<div id="cases-window"><table id="cases"><thead><tr><th>case</th><th>model</th><th>condition</th>'
+            "<th>source</th><th>verdict</th><th>tier</th></tr></thead><tbody></tbody></table></div></div>",
             "<noscript><p>The case browser needs JavaScript.</p></noscript>",
             "</section>"]
     return "\n".join(out)

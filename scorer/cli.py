@@ -40,6 +40,10 @@ def add_commands(subparsers) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", type=Path, help="labels file, when scoring one trace file")
     where.add_argument("--out-dir", type=Path, help="directory for <model>.jsonl, one per trace file")
+    p.add_argument("--workers", metavar="N", type=positive_int, default=None,
+                   help="processes scoring trace files side by side (default: one per available CPU, at most one "
+                        "per trace file); the labels and messages do not depend on it. With the entailment tier "
+                        "running, the files are scored one after another in this process")
     _add_common(p)
     p.set_defaults(func=run_score)
 
@@ -159,6 +163,18 @@ def _inputs(args, paths: list[Path]):
 
 
 def run_score(args) -> int:
+    """Score; lexical-only runs without the cycle collector (common/nogc.py), which was measured only there:
+    with the entailment model running for hours, its libraries' cycles are collected as usual."""
+    from common import nogc
+
+    if not _lexical_only(args):
+        return _run_score(args)
+    with nogc.paused():
+        return _run_score(args)
+
+
+def _run_score(args) -> int:
+    from scorer.parallel import worker_count
     from scorer.score import labels_bytes, score
 
     if args.out is not None and len(args.traces) != 1:
@@ -168,30 +184,83 @@ def run_score(args) -> int:
     if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
         raise UserError(f"{args.out_dir}: is a file; --out-dir names a directory (one <model>.jsonl per "
                         "trace file); use --out for a single labels file")
+    workers = worker_count(args.workers, len(args.traces))
+    if workers > 1 and _lexical_only(args):
+        return _score_in_workers(args, workers)
     defined, items, trace_sets = _inputs(args, args.traces)
-    outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(t.model)}.jsonl" for t in trace_sets]
-    for traces, out in zip(trace_sets, outs, strict=True):
-        if outs.count(out) > 1:
-            raise UserError(f"{traces.path}: model {traces.model!r} would write {out}, as another trace file "
-                            "does; score each model once")
+    outs = _outs(args, [(traces.path, traces.model) for traces in trace_sets])
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     written: dict[Path, bytes] = {}
     for traces, out in zip(trace_sets, outs, strict=True):
         result = score(traces, items, entailer, defined)
-        data = labels_bytes(result.labels)
-        written[out] = data
-        s = result.stats
-        tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
-        print(f"{traces.path}: {s.rows} treatment rows of {traces.model}, {s.usable} usable; "
-              f"absorbed by {tiers}", file=sys.stderr)
-        if s.not_run:
-            print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
-        if entailer is not None:
-            print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
-        if s.rows and traces.clean_row_count == 0:  # most likely a condition file's traces, --clean-traces forgotten
-            print("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with "
-                  "the model's clean outputs in its built-in trace file (--clean-traces TRACES, docs/CONDITIONS.md)",
-                  file=sys.stderr)
+        written[out] = labels_bytes(result.labels)
+        _summary(traces.path, traces.model, traces.clean_row_count, result.stats, entailer)
+    return _write_labels(written, entailer)
+
+
+def _score_in_workers(args, workers: int) -> int:
+    """`run_score` of several trace files, lexical tiers only, in `workers` processes (scorer/parallel.py): the
+    same labels, messages and errors, in the same order."""
+    from benchmark import conditions
+    from scorer import parallel
+    from scorer.inputs import read_items
+
+    defined = conditions.load(args.conditions)
+    items = read_items(args.requests, defined)
+    outcomes = parallel.score_files(args.traces, defined, items, args.clean_traces, workers)
+    failure = parallel.first_failure(outcomes, before=parallel.SCORE)
+    if failure is not None:
+        raise UserError(failure)
+    outs = _outs(args, [(outcome.path, outcome.model) for outcome in outcomes])
+    entailer = _open_entailer(args, None)  # None (the caller checked): prints why the tier does not run
+    written: dict[Path, bytes] = {}
+    for outcome, out in zip(outcomes, outs, strict=True):
+        if isinstance(outcome, parallel.Failed):
+            raise UserError(outcome.message)
+        written[out] = outcome.data
+        _summary(outcome.path, outcome.model, outcome.clean_rows, outcome.stats, entailer)
+    return _write_labels(written, entailer)
+
+
+def _lexical_only(args) -> bool:
+    """Whether this score run will not run the entailment tier (and says so, rather than failing)."""
+    from scorer import model_dir
+
+    if args.require_nli:
+        return False
+    if args.no_nli:
+        return True
+    try:
+        return model_dir.locate(args.model_dir) is None
+    except UserError:  # an explicit model directory that is missing: the one-process path reports it in its place
+        return False
+
+
+def _outs(args, models: list[tuple[Path, str]]) -> list[Path]:
+    """The labels file of each (trace file, model); two trace files of one model are refused."""
+    outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(model)}.jsonl" for _, model in models]
+    for (path, model), out in zip(models, outs, strict=True):
+        if outs.count(out) > 1:
+            raise UserError(f"{path}: model {model!r} would write {out}, as another trace file "
+                            "does; score each model once")
+    return outs
+
+
+def _summary(path: Path, model: str, clean_rows: int, s, entailer) -> None:
+    """The lines on stderr that sum up one scored trace file."""
+    tiers = ", ".join(f"{tier} {count}" for tier, count in s.absorbed.items())
+    print(f"{path}: {s.rows} treatment rows of {model}, {s.usable} usable; absorbed by {tiers}", file=sys.stderr)
+    if s.not_run:
+        print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
+    if entailer is not None:
+        print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
+    if s.rows and clean_rows == 0:  # most likely a condition file's traces, --clean-traces forgotten
+        print("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with "
+              "the model's clean outputs in its built-in trace file (--clean-traces TRACES, docs/CONDITIONS.md)",
+              file=sys.stderr)
+
+
+def _write_labels(written: dict[Path, bytes], entailer) -> int:
     files.write_files(written, "labels")  # every labels file, or (a full disk) none
     for out, data in written.items():
         print(f"wrote {out} (sha256 {hashlib.sha256(data).hexdigest()})")

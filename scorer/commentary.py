@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from common.normalize import content_words, normalize
 from common.records import Comment
@@ -130,9 +131,16 @@ def cut_commentary(text: str, comment: Comment | None, genre: str, artifact: str
     >>> cut_commentary("The Achaeans raised a tumulus. Off to the gym soon, no rush.", gym, "prose").cut
     ''
     """
-    if comment is None or not text:
+    if comment is None or not text or not _has_edit_word(text):  # most texts: no unit can talk about editing
         return Kept(text, "")
-    about = _About.of(comment, artifact)
+    return _cut(text, comment, genre, artifact)
+
+
+@lru_cache(maxsize=1 << 12)
+def _cut(text: str, comment: Comment, genre: str, artifact: str) -> Kept:
+    """`cut_commentary` of a text that holds an editing verb. Memoised: the report's gallery reads the same
+    cases' talk several times, and a second trace file of replies often repeats the first's."""
+    about = context(comment, artifact)
     if genre == "code":
         lines = text.split("\n")
         cut = [line for line in lines if line.strip() and about.is_commentary(_CODE_COMMENT.sub("", line))]
@@ -142,6 +150,9 @@ def cut_commentary(text: str, comment: Comment | None, genre: str, artifact: str
         return Kept("\n".join(line for line in lines if line not in drop), "\n".join(line.strip() for line in cut))
     paragraphs, cut, changed = [], [], False
     for paragraph in _paragraphs(text):
+        if not _has_edit_word(paragraph):  # kept as it is, without splitting it into sentences
+            paragraphs.append(paragraph)
+            continue
         items, kept_items, touched = _items(paragraph), [], False
         for item in items:
             units = sentences(item)
@@ -160,6 +171,38 @@ def cut_commentary(text: str, comment: Comment | None, genre: str, artifact: str
     return Kept("\n\n".join(p for p in paragraphs if p.strip()), "\n".join(cut))
 
 
+def context(comment: Comment, artifact: str) -> About:
+    """What every unit is compared with for one (comment, artifact): their normal forms, the comment's content
+    words and lemmas. Memoised (a benchmark has about 600 such pairs; every reply to a cluster under a
+    condition, in every trace file, and the report's gallery, ask for the same one)."""
+    return _context(comment, artifact)
+
+
+@lru_cache(maxsize=1 << 11)  # more than the benchmark's clusters times their two comments
+def _context(comment: Comment, artifact: str) -> About:
+    return About.of(comment, artifact)
+
+
+# The editing verbs as bytes, and a table that turns every byte but a-z into a space: on a lowered text encoded
+# with "?" for every character beyond ASCII, with the emphasis marks `is_commentary` removes deleted,
+# `.translate(_LETTERS, b"*_").split()` gives exactly the runs of a-z that `_WORD.findall` finds.
+_EDIT_BYTES = frozenset(word.encode("ascii") for word in _EDIT_WORDS)
+_LETTERS = bytes(c if ord("a") <= c <= ord("z") else ord(" ") for c in range(256))
+
+
+def _has_edit_word(text: str) -> bool:
+    """Whether any word of `text` (as `About.is_commentary` reads a unit: emphasis marks removed, lower case,
+    runs of a-z) is an editing verb. A unit without one never talks about editing, and units are pieces of
+    the text cut at white space, so a text (or paragraph) without one has no unit to cut: decided here
+    once, instead of once per sentence.
+
+    >>> _has_edit_word("The tumulus was raised in 1836."), _has_edit_word("I **ad**ded a comma.")
+    (False, True)
+    """
+    words = text.lower().encode("ascii", "replace").translate(_LETTERS, b"*_").split()
+    return not _EDIT_BYTES.isdisjoint(words)
+
+
 def _paragraphs(text: str) -> list[str]:
     return [block for block in _BLANK_LINE.split(text) if block.strip()]
 
@@ -176,8 +219,8 @@ def _items(paragraph: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _About:
-    """What a unit is compared with: the comment's forms and the artifact's normal form."""
+class About:
+    """What a unit is compared with: the comment's forms and the artifact's normal form (`context`)."""
 
     comment: str  # normalised, between spaces
     witness: str  # normalised, between spaces ("" when none)
@@ -186,7 +229,7 @@ class _About:
     artifact: str  # normalised, between spaces
 
     @classmethod
-    def of(cls, comment: Comment, artifact: str) -> _About:
+    def of(cls, comment: Comment, artifact: str) -> About:
         normal = normalize(comment.text)
         witness = normalize(comment.witness)
         return cls(f" {normal} ", f" {witness} " if witness else "", content_words(comment.text),

@@ -23,7 +23,8 @@ examples):
    after it that is a closing marker (END TEXT, "</document>") is cut with
    everything below it. The model's own delimiters say where the text ends.
    What a marker line is: `common.markers` (the benchmark's check uses the
-   same comparison, so no cluster's text can be taken for one). A condition
+   same comparison, so no cluster's text can be taken for one); the cut itself:
+   scorer/markercut.py. A condition
    whose markers are code fences ("```") needs nothing here: rule 1 reads them.
 3. Replies without a fence and without both markers, paragraph by paragraph
    (blank-line separated), keeping at least one paragraph:
@@ -49,45 +50,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from benchmark.render import BEGIN_MARKER, END_MARKER
-from common.markers import Marker
 from common.normalize import content_words, normalize
-
-
-@dataclass(frozen=True)
-class Markers:
-    """The marker lines the extraction cuts at for one condition: opening ones and closing ones."""
-
-    opening: tuple[Marker, ...]
-    closing: tuple[Marker, ...]
-
-    @classmethod
-    def of(cls, open_: str | None = None, close: str | None = None) -> Markers:
-        """The boundary markers, which every reply is cut at, plus a condition's own opening and closing lines
-        (code fences aside: rule 1 reads those).
-
-        >>> [m.text for m in Markers.of("<document>", "</document>").closing]
-        ['-----END TEXT-----', '</document>']
-        """
-        return _markers(open_, close)
-
-    def may_occur(self, lowered: str) -> bool:
-        """Whether a text (in lower case) could hold a marker line at all: most replies cannot."""
-        return any(marker.hint in lowered for marker in (*self.opening, *self.closing))
-
-
-@lru_cache(maxsize=64)
-def _markers(open_: str | None, close: str | None) -> Markers:
-    def side(default: str, own: str | None) -> tuple[Marker, ...]:
-        markers = [Marker.of(default)]
-        if own is not None and Marker.of(own).kind != "fence" and Marker.of(own).form != markers[0].form:
-            markers.append(Marker.of(own))
-        return tuple(markers)
-
-    return Markers(side(BEGIN_MARKER, open_), side(END_MARKER, close))
-
-
-BOUNDARY = Markers.of()  # the markers of the built-in conditions, the only ones a reply to them is cut at
+from scorer.markercut import BOUNDARY, Markers, cut_markers
+from scorer.markercut import is_marker_line as is_marker_line  # where the validity check has always found it
 
 
 @dataclass(frozen=True)
@@ -101,6 +66,7 @@ class Extraction:
 
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_FENCE_STARTS = (" ", "`", "~")  # what a line `_FENCE_OPEN` matches starts with
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _RULE_LINE = re.compile(r"^ {0,3}([-*_])( *\1){2,} *$")
 # Leading decoration that does not change what a paragraph opens with: emphasis, block quotes,
@@ -158,7 +124,7 @@ def extract(output: str, artifact: str = "", genre: str = "prose", markers: Mark
     if block is not None:
         before, text, after = block
         method = "fence"
-    text, cut_b, cut_a = _cut_markers(text, markers)
+    text, cut_b, cut_a = cut_markers(text, markers)
     if cut_b is not None or cut_a is not None:
         before, after = _join(before, cut_b), _join(cut_a, after)
         method = "markers" if method == "plain" else method
@@ -179,23 +145,23 @@ def _longest_fence(text: str, artifact: str, genre: str) -> tuple[str, str, str]
     if "```" not in text and "~~~" not in text:  # no line can open or close a fence
         return None
     lines = text.split("\n")
+    fences = _fence_lines(lines)
     # Each block: (first content line, end of content (exclusive), first and last line it spans).
     blocks = []
     i = 0
-    left_out = _left_out_opening(lines, artifact, genre)
+    left_out = _left_out_opening(lines, fences, artifact, genre)
     if left_out is not None:
         start, fence_line = left_out
         blocks.append((start, fence_line, start, fence_line))
         i = fence_line + 1
-    while i < len(lines):
-        match = _FENCE_OPEN.match(lines[i])
-        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            close = _closing_line(lines, i, match.group(1))
+    for at, match in fences.items():  # the lines that may open a block, in order
+        if at < i:
+            continue
+        if not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            close = _closing_line(lines, at, match.group(1))
             end = close if close is not None else len(lines)
-            blocks.append((i + 1, end, i, end if close is not None else end - 1))
+            blocks.append((at + 1, end, at, end if close is not None else end - 1))
             i = end + 1
-        else:
-            i += 1
     if not blocks:
         return None
     first, end, span_first, span_last = max(blocks, key=lambda b: (len("\n".join(lines[b[0]: b[1]])), -b[0]))
@@ -209,10 +175,24 @@ def _longest_fence(text: str, artifact: str, genre: str) -> tuple[str, str, str]
     trusted = genre == "code" and left_out is not None and first == left_out[0]
     if not trusted:
         wanted = _artifact_words(artifact)
-        talk = len(wanted & content_words(outside))  # usually a preamble and a note: often none of them
+        talk = len(wanted & _talk_words(outside))  # usually a preamble and a note: often none of them
         if talk and len(wanted & content_words(content)) < talk:
             return None
     return "\n".join(lines[:span_first]), content, "\n".join(lines[span_last + 1:])
+
+
+def _fence_lines(lines: list[str]) -> dict[int, re.Match]:
+    """The lines that are fence lines (`_FENCE_OPEN`), by number, in order; a fence line starts with a space, a
+    backtick or a tilde, so the other lines are not matched at all."""
+    return {i: match for i, line in enumerate(lines)
+            if line.startswith(_FENCE_STARTS) and (match := _FENCE_OPEN.match(line))}
+
+
+@lru_cache(maxsize=1 << 12)
+def _talk_words(outside: str) -> frozenset[str]:
+    """The content words of the text around the fenced blocks: mostly the same preambles and notes, reply after
+    reply."""
+    return content_words(outside)
 
 
 def _closing_line(lines: list[str], opening: int, fence: str) -> int | None:
@@ -227,7 +207,8 @@ def _closing_line(lines: list[str], opening: int, fence: str) -> int | None:
     return None
 
 
-def _left_out_opening(lines: list[str], artifact: str, genre: str) -> tuple[int, int] | None:
+def _left_out_opening(lines: list[str], fences: dict[int, re.Match], artifact: str,
+                      genre: str) -> tuple[int, int] | None:
     """(first line, closing fence line) of a block whose opening fence the model left out, or None.
 
     Models often start the edited code without a fence and then close it with a
@@ -238,15 +219,13 @@ def _left_out_opening(lines: list[str], artifact: str, genre: str) -> tuple[int,
     the next fence line that has an info string, and text other than a preamble
     (rule 3) stands before it; the block then runs from the end of that preamble.
     """
-    fence_lines = [i for i, line in enumerate(lines) if _FENCE_OPEN.match(line)]
-    if not fence_lines:
+    if not fences:
         return None
-    first = fence_lines[0]
-    match = _FENCE_OPEN.match(lines[first])
+    first, match = next(iter(fences.items()))
     if match.group(2).strip():
         return None
     close = _closing_line(lines, first, match.group(1))
-    next_opening = next((j for j in fence_lines[1:] if _FENCE_OPEN.match(lines[j]).group(2).strip()), None)
+    next_opening = next((j for j, later in fences.items() if j > first and later.group(2).strip()), None)
     if close is not None and (next_opening is None or close < next_opening):
         return None
     before = "\n".join(lines[:first])
@@ -271,40 +250,6 @@ def _artifact_normal(artifact: str) -> str:
     return f" {normalize(artifact)} "
 
 
-def is_marker_line(line: str, markers: Markers = BOUNDARY) -> bool:
-    """Whether `line` is a marker line of `markers` (default: BEGIN TEXT or END TEXT), restyled or not
-    ("**END TEXT**").
-
-    The same comparison the extraction cuts at, exposed so that other stages (the
-    validity check's marker echoes) agree with the scorer on what a marker line is.
-    """
-    return any(marker.matches(line) for marker in (*markers.opening, *markers.closing))
-
-
-def _cut_markers(text: str, markers: Markers) -> tuple[str, str | None, str | None]:
-    """Cut at the first opening and the last closing marker line after it; (text, cut before or None, cut
-    after or None).
-
-    A marker line is compared as `common.markers` says (words after normalisation,
-    tags by name), so an echo the model restyled ("**END TEXT**", "----- END TEXT -----",
-    "<document id=1>") still marks where its text ends.
-    """
-    if not markers.may_occur(text.lower()):  # no line can be a marker line
-        return text, None, None
-    lines = text.split("\n")
-    cut_before = cut_after = None
-    first = next((i for i, line in enumerate(lines) if any(m.matches(line) for m in markers.opening)), None)
-    if first is not None:
-        cut_before = "\n".join(lines[: first + 1])
-        lines = lines[first + 1:]
-    last = next((i for i in range(len(lines) - 1, -1, -1) if any(m.matches(lines[i]) for m in markers.closing)),
-                None)
-    if last is not None:
-        cut_after = "\n".join(lines[last:])
-        lines = lines[:last]
-    return "\n".join(lines), cut_before, cut_after
-
-
 def _cut_paragraphs(text: str, artifact: str, genre: str) -> tuple[str, str, str]:
     """Rule 3: cut a preamble and trailing notes to the user; (text, cut before, cut after)."""
     spans = _paragraph_spans(text)
@@ -316,7 +261,7 @@ def _cut_paragraphs(text: str, artifact: str, genre: str) -> tuple[str, str, str
         first += 1
     last = len(spans)
     for k in range(first + 1, len(spans)):
-        if _opens(text[slice(*spans[k])], _TRAILING, artifact_normal, genre):
+        if _opens(text[slice(*spans[k])], "trailing", artifact_normal, genre):
             last = k
             if last - 1 > first and _RULE_LINE.match(text[slice(*spans[last - 1])].strip()):
                 last -= 1
@@ -338,7 +283,7 @@ def _paragraph_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _is_preamble(paragraph: str, artifact_normal: str, genre: str) -> bool:
-    if _opens(paragraph, _PREAMBLE, artifact_normal, genre):
+    if _opens(paragraph, "preamble", artifact_normal, genre):
         return True
     body = paragraph.strip()
     if "\n" in body or not body.endswith(":") or _in_artifact(body, artifact_normal):
@@ -346,20 +291,37 @@ def _is_preamble(paragraph: str, artifact_normal: str, genre: str) -> bool:
     return genre != "code" or not any(c in body for c in "()[]{}=")
 
 
-def _opens(paragraph: str, pattern: re.Pattern, artifact_normal: str, genre: str) -> bool:
-    """Whether the paragraph opens with `pattern` (decoration aside) and is not artifact text."""
+def _opens(paragraph: str, like: str, artifact_normal: str, genre: str) -> bool:
+    """Whether the paragraph opens like a preamble or a trailing note (`like`, decoration aside) and is not
+    artifact text."""
     first_line = paragraph.strip().split("\n", 1)[0]
     if genre != "code" and first_line.startswith("#"):
         first_line = _HEADING.sub("", first_line)
+    return _opens_with(first_line, like) and not _in_artifact(first_line, artifact_normal)
+
+
+_OPENINGS = {"preamble": _PREAMBLE, "trailing": _TRAILING}  # named: a compiled pattern hashes its whole program
+
+
+@lru_cache(maxsize=1 << 14)
+def _opens_with(first_line: str, like: str) -> bool:
+    """Whether a paragraph's first line opens with the pattern `like` names, decoration aside. Memoised: the
+    paragraphs of the artifact come back in reply after reply, and so do the replies' openings."""
     opening = _DECORATION.sub("", first_line)
     if "*" in opening or "_" in opening:
         opening = _EMPHASIS.sub("", opening)
-    return bool(pattern.match(opening.replace("\u2019", "'"))) and not _in_artifact(first_line, artifact_normal)
+    return bool(_OPENINGS[like].match(opening.replace("\u2019", "'")))
 
 
 def _in_artifact(line: str, artifact_normal: str) -> bool:
-    normal = normalize(line)
+    normal = _line_normal(line)
     return bool(normal) and f" {normal} " in artifact_normal
+
+
+@lru_cache(maxsize=1 << 14)
+def _line_normal(line: str) -> str:
+    """`normalize` of a paragraph's opening line; the openings that look like a reply recur in many replies."""
+    return normalize(line)
 
 
 def _join(*parts: str | None) -> str:

@@ -102,13 +102,21 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             raise UserError(f"{at}: the message sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
                             f"{trace.condition!r}'s message as it is defined now ({asked[:12]}…); score with the "
                             "condition file (or --requests) the traces were collected with")
-    extracted: dict[str, Extraction] = {}
+    extracted: dict[str, Extraction] = {}  # by request id
+    # By what extraction reads: a model often returns the same reply to a cluster under several conditions. (The
+    # markers by identity: a `Markers` hashes in Python, and the items keep theirs alive as long as this dict.)
+    same: dict[tuple, Extraction] = {}
 
     def extraction(trace: TraceRow) -> Extraction:
-        if trace.id not in extracted:
+        found = extracted.get(trace.id)
+        if found is None:
             item = items[trace.id]
-            extracted[trace.id] = extract(trace.output, item.artifact, item.genre, item.markers)
-        return extracted[trace.id]
+            key = (trace.output, item.artifact, item.genre, id(item.markers))
+            found = same.get(key)
+            if found is None:
+                found = same[key] = extract(trace.output, item.artifact, item.genre, item.markers)
+            extracted[trace.id] = found
+        return found
 
     pairs = []
     for trace in rows.values():
@@ -189,7 +197,19 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
 
 def labels_bytes(labels: list[Label]) -> bytes:
     """The exact bytes `score` writes for these labels."""
-    return "".join(jsonl.dumps(label.to_row()) for label in labels).encode("utf-8")
+    return "".join(jsonl.dumps(_row(label)) for label in labels).encode("utf-8")
+
+
+def _row(label: Label) -> dict:
+    """`label.to_row()`, without looking up the record's fields again for each of tens of thousands of rows.
+
+    A label's fields are strings, booleans, null and two tuples of tier names, none left out when null (it
+    has no `WHEN_SET` and no nested record), and its attributes are exactly its fields, so its row is its
+    attributes with the tuples as lists (tests/test_scorer_shortcuts.py checks it equals `to_row()`).
+    """
+    row = dict(vars(label))
+    row["tiers_run"], row["tiers_not_run"] = list(label.tiers_run), list(label.tiers_not_run)
+    return row
 
 
 def _status_reason(which: str, trace: TraceRow) -> str:

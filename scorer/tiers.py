@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from common.normalize import content_words, normal_content_words, normalize
 from common.records import GENRES, Comment
@@ -56,6 +56,20 @@ class Match:
     evidence: str
 
 
+class _once:
+    """A property computed on first use and then kept on the instance, like `functools.cached_property`, which in
+    Python 3.11 takes a lock on each first use: tens of thousands of texts, four forms each."""
+
+    def __init__(self, compute: Callable) -> None:
+        self.compute, self.name, self.__doc__ = compute, compute.__name__, compute.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)  # found there from now on
+        return value
+
+
 @dataclass(frozen=True, eq=False)
 class TextUnits:
     """An edited text as the tiers read it: its units, with the normal form and content words of each.
@@ -67,26 +81,26 @@ class TextUnits:
     text: str
     genre: str
 
-    @cached_property
+    @_once
     def parts(self) -> tuple[str, ...]:
         """Lines (code) or sentences (prose), as scorer.units cuts them."""
         return tuple(units(self.text, self.genre))
 
-    @cached_property
+    @_once
     def normals(self) -> tuple[str, ...]:
         """`normalize` of each unit."""
         return tuple(_normal(part) for part in self.parts)
 
-    @cached_property
+    @_once
     def split_normals(self) -> tuple[str, ...]:
         """In code, each unit's normal form with camelCase names cut into their words first (`split_names`); the
         same as `normals` in prose. A unit is read in both forms, so that a remark turned into a name is found
         and one spelt "WiFi" in a comment still is."""
         if self.genre != "code":
             return self.normals
-        return tuple(_normal(split_names(part)) for part in self.parts)
+        return tuple(_split_normal(part) for part in self.parts)
 
-    @cached_property
+    @_once
     def words(self) -> tuple[frozenset[str], ...]:
         """The content words of each unit (`content_words(unit)`, from its normal form; in code, of both forms)."""
         if self.genre != "code":
@@ -94,7 +108,7 @@ class TextUnits:
         return tuple(_words(normal) | _words(split) for normal, split in zip(self.normals, self.split_normals,
                                                                             strict=True))
 
-    @cached_property
+    @_once
     def padded(self) -> str:
         """The normal form of the whole text between two spaces, to find a phrase on word boundaries.
 
@@ -106,7 +120,7 @@ class TextUnits:
         """
         return f" {' '.join(normal for normal in self.normals if normal)} "
 
-    @cached_property
+    @_once
     def split_padded(self) -> str:
         """`padded` of the units with names cut into words (code); `padded` itself in prose."""
         if self.genre != "code":
@@ -128,6 +142,7 @@ def units_of(text: str, genre: str) -> TextUnits:
     return TextUnits(text, genre)
 
 
+@lru_cache(maxsize=8)
 def tiers_for(genre: str) -> tuple[str, ...]:
     """The tiers that apply to a genre, in cascade order (entailment is for prose only)."""
     return tuple(tier.name for tier in CASCADE if genre in tier.genres)
@@ -195,6 +210,12 @@ def premises(edited: str, clean: str, genre: str) -> list[str]:
 @lru_cache(maxsize=1 << 16)
 def _normal(unit: str) -> str:
     return normalize(unit)
+
+
+@lru_cache(maxsize=1 << 16)
+def _split_normal(unit: str) -> str:
+    """`normalize` of a code line with its names cut into words; lines recur as the units themselves do."""
+    return normalize(split_names(unit))
 
 
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

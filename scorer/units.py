@@ -25,7 +25,7 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 def lines(text: str) -> list[str]:
     """Non-blank lines, stripped."""
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [stripped for line in text.splitlines() if (stripped := line.strip())]
 
 
 def paragraphs(text: str) -> list[str]:
@@ -58,7 +58,7 @@ def _is_abbreviation(chunk: str) -> bool:
     """Whether the period ending `chunk` belongs to an abbreviation or an initial."""
     if not chunk.endswith("."):
         return False
-    words = chunk[:-1].split()
+    words = chunk[:-1].rsplit(None, 1)  # the last word is all that is read
     if not words:
         return False
     last = words[-1].lstrip("(\"'\u201c\u2018").lower()

@@ -68,3 +68,80 @@ def test_missing_trace_file(tmp_path):
     with pytest.raises(UserError, match=r"nope\.jsonl: no such trace file"):
         read_final(tmp_path / "nope.jsonl")
     assert scan(tmp_path / "nope.jsonl").final == {}
+
+
+# The reader checks a row at once (common.traces._trace_row) and leaves every row that fails any check to
+# TraceRow.from_row, for its message: each row below must read exactly as TraceRow.from_row reads it, the same
+# record or the same one-line error.
+WRONG = [None, "", 0, 1, True, 1.5, [], {}, "x", "\ud800", [{}], "2026-01-02T03:04:05"]
+BATCH = {"batch_id": "batch_1", "result": "succeeded"}
+
+
+def rows_to_check():
+    base = trace_row("s-001/newline")
+    attempt = base["attempts"][0]
+    yield base
+    yield {**base, "source": None, "usage": {"tokens": 3}, "response": {"id": "r"}, "previous": [dict(base)]}
+    yield {**base, "status": "failed", "output": None, "attempts": []}
+    yield {**base, "id": "s-001/x-y", "condition": "x-y"}
+    yield {**base, "model": "caf\u00e9", "cluster": "s\u00e9-1", "id": "s\u00e9-1/newline"}
+    yield {**base, "condition": "a" * 41, "id": "s-001/" + "a" * 41}
+    for name in base:
+        yield {key: value for key, value in base.items() if key != name}
+        for value in WRONG:
+            yield {**base, name: value}
+    for name in (*attempt, *BATCH):
+        for value in WRONG:
+            yield {**base, "attempts": [{**attempt, name: value}]}
+            yield {**base, "attempts": [attempt, {**attempt, **BATCH, name: value}]}
+        yield {**base, "attempts": [{key: value for key, value in {**attempt, **BATCH}.items() if key != name}]}
+    for started in ("2026-01-02T03:04:05+01:00", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00",
+                    "2026-13-01T00:00:00Z", "2026-01-02 03:04:05.678+00:00"):
+        yield {**base, "attempts": [{**attempt, "started_at": started}]}
+    for latency in (0, 2, -1.5, 10**30):
+        yield {**base, "attempts": [{**attempt, "latency_s": latency, "retry_wait_s": latency,
+                                     "http_status": latency if isinstance(latency, int) else 200}]}
+
+
+def read_as_from_row(row, where):
+    try:
+        return TraceRow.from_row(row, where)
+    except UserError as exc:
+        return str(exc)
+
+
+def read_as_the_reader(path):
+    """The record of the file's second line, or the reader's error."""
+    try:
+        return [*read_final(path).final.values()][-1]
+    except UserError as exc:
+        return str(exc)
+
+
+def test_the_reader_reads_every_row_as_trace_row_from_row_does(tmp_path):
+    path = tmp_path / "t.jsonl"
+    checked = refused = 0
+    for row in rows_to_check():
+        write_lines(path, [trace_row("s-000/clean"), row])
+        expected = read_as_from_row(jsonl.parse(jsonl.dumps(row)), f"{path}:2")
+        found = read_as_the_reader(path)
+        assert found == expected, row
+        assert isinstance(found, str) or found.to_row() == expected.to_row()
+        checked += 1
+        refused += isinstance(expected, str)
+    assert checked > 300 and 0 < refused < checked
+
+
+def test_the_records_the_reader_makes_are_plain_dataclasses():
+    from common.records import Attempt  # made without __init__ by the reader: no __post_init__, no __slots__
+
+    for kind in (TraceRow, Attempt):
+        assert not hasattr(kind, "__post_init__") and "__slots__" not in vars(kind)
+
+
+def test_a_line_that_is_not_utf8_is_named_whatever_its_place(tmp_path):
+    path = tmp_path / "t.jsonl"
+    good = jsonl.dumps(trace_row("s-001/clean")).encode()
+    path.write_bytes(good + good.replace(b'"x"', b'"caf\xe9"') + good)
+    with pytest.raises(UserError, match=r"t\.jsonl:2: expected one JSON trace row per line \(not UTF-8 \(byte 0xE9"):
+        read_final(path)

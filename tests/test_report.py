@@ -23,10 +23,23 @@ def release(tmp_path_factory):
     return make_release(tmp_path_factory.mktemp("report"))
 
 
+def _block(text: str, opening: str) -> str:
+    start = text.index(opening)
+    return text[start + len(opening): text.index("</script>", start)]
+
+
 def page_data(text: str) -> dict:
-    start = text.index('<script id="seam-data" type="application/json">')
-    body = text[text.index(">", start) + 1: text.index("</script>", start)]
-    return json.loads(body)
+    """The page's index (#seam-data), with each case as a dict of its index row and its details line
+    (#seam-outputs), the clean output among them."""
+    data = json.loads(_block(text, '<script id="seam-data" type="application/json">'))
+    lines = _block(text, '<script id="seam-outputs" type="application/x-ndjson">').split("\n")
+    assert lines.pop() == ""  # every line ended, the last too
+    fields = ("model", "cluster", "condition", "source", "verdict", "tier", "clean")
+    data["cases"] = [dict(json.loads(lines[i]), **dict(zip(fields, row, strict=True)))
+                     for i, row in enumerate(data["cases"])]
+    for case in data["cases"]:
+        case["clean"] = None if case["clean"] is None else json.loads(lines[case["clean"]])
+    return data
 
 
 # ---------------------------------------------------------------- pieces
@@ -109,7 +122,7 @@ def test_every_released_case_cuts_into_pieces_that_give_its_output_back():
             for mark, _ in pieces:
                 marked[mark] = marked.get(mark, 0) + 1
     document = cases.payload(models, benchmark)
-    for name, cluster in document["clusters"].items():
+    for name, cluster in document.index["clusters"].items():
         source = benchmark.cluster(name)
         for condition, pieces in cluster["messages"].items():
             text = "".join(cluster["artifact"] if mark == "artifact" else piece for mark, piece in pieces)
@@ -190,7 +203,7 @@ def test_hostile_output_stays_text_in_the_page(release):
     text = release.report.read_text(encoding="utf-8")
     # Outside the data block the hostile text never appears raw; inside it, no "<" at all.
     assert "window.seamPwned" in text  # it is in the page (as JSON with escapes) ...
-    assert text.count("<script") == 2 and text.count("</script>") == 2  # ... but opens no script
+    assert text.count("<script") == 3 and text.count("</script>") == 3  # ... but opens no script
     assert "<img src=x" not in text and "<!-- &" not in text
     data = page_data(text)
     outputs = ["".join(t for _, t in c["output"]) for c in data["cases"] if c["output"]]
@@ -367,3 +380,75 @@ def test_the_page_is_the_same_bytes_under_other_hash_seeds(release, tmp_path):
                        capture_output=True, env=dict(os.environ, PYTHONHASHSEED=seed))
         pages.append(out.read_bytes())
     assert pages[0] == pages[1] == release.report.read_bytes()
+
+
+# ---------------------------------------------------------------- at scale
+
+
+def test_the_data_blocks_are_ascii_and_read_back_to_every_output(release):
+    # ASCII only: a browser holds tens of megabytes of it as one byte a character (HOSTILE has a U+2028).
+    text = release.report.read_text(encoding="utf-8")
+    for opening in ('<script id="seam-data" type="application/json">',
+                    '<script id="seam-outputs" type="application/x-ndjson">'):
+        assert _block(text, opening).isascii()
+    traces = {f"{row['model']}:{row['id']}": row for path in sorted(release.traces.glob("*.jsonl"))
+              for row in map(json.loads, path.read_text(encoding="utf-8").split("\n")[:-1])}
+    data = page_data(text)
+    assert any(not row["output"].isascii() for row in traces.values() if row["output"])
+    for case in data["cases"]:
+        model, cluster = data["models"][case["model"]], case["cluster"]
+        treatment, clean = traces[f"{model}:{cluster}/{case['condition']}"], traces[f"{model}:{cluster}/clean"]
+        assert case["output"] is None if treatment["output"] is None else \
+            "".join(piece for _, piece in case["output"]) == treatment["output"]
+        assert case["clean"] == clean["output"]
+
+
+def test_the_cases_come_cluster_by_cluster_then_by_condition_then_by_model(release):
+    # So that the rows the browser draws first hold every model (it draws a window of them, not all).
+    data = page_data(release.report.read_text(encoding="utf-8"))
+    clusters = {c.cluster: i for i, c in enumerate(dataset.load().clusters)}
+    conditions = {name: i for i, name in enumerate(builtin().names)}
+    keys = [(clusters[c["cluster"]], conditions[c["condition"]], c["model"]) for c in data["cases"]]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    first = data["cases"][:len(conditions) * len(data["models"])]  # the first cluster's
+    assert {c["model"] for c in first} == set(range(len(data["models"])))
+
+
+def test_the_gallery_reads_each_distinct_cut_once(release, monkeypatch):
+    # Two kinds ask what the cut around the edit holds of every case; the commentary rule reads each distinct
+    # (cut, remark, artifact) once, and only a cut that has text (47,660 calls at 20 models before).
+    benchmark = dataset.load()
+    models = cases.load(sorted(release.labels.glob("*.jsonl")), sorted(release.traces.glob("*.jsonl")), benchmark)
+    expected = {key.key: gallery.members(model, benchmark)[key.key] for model in models[:1] for key in gallery.KINDS}
+    calls = []
+    real = gallery.cut_commentary
+    monkeypatch.setattr(gallery, "cut_commentary", lambda *args: calls.append(args) or real(*args))
+    gallery._read_cut.cache_clear()
+    twice = [models[0], models[0]]  # the same model again: nothing read anew
+    found = [gallery.members(model, benchmark) for model in twice]
+    assert found[0] == found[1] == expected
+    assert calls and len(calls) == len(set(calls))
+    distinct = set()
+    for case in models[0].cases:
+        cut = "\n\n".join(part for part in (case.label.cut_before, case.label.cut_after) if part)
+        trailing = case.condition.trailing(benchmark.cluster(case.label.cluster))
+        if cut and trailing is not None:
+            distinct.add((cut, trailing, benchmark.cluster(case.label.cluster).artifact))
+    assert len(calls) <= len(distinct)
+
+
+def test_the_build_leaves_the_cycle_collector_as_it_found_it(release, tmp_path, capsys):
+    # It is paused while the page is made (millions of long-lived objects, no cycles), never left paused.
+    import gc
+
+    assert gc.isenabled()
+    assert seam.main(_report(release, tmp_path)) == 0
+    assert gc.isenabled()
+    assert seam.main(_report(release, tmp_path, traces=tmp_path)) == 2  # an error half-way: no trace files
+    assert gc.isenabled()
+    gc.disable()  # and a caller that had paused it finds it paused
+    try:
+        assert seam.main(_report(release, tmp_path)) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

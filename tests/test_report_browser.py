@@ -51,7 +51,35 @@ def outputs_of(folder: Path) -> dict[str, str | None]:
     return {f"{row['model']}:{row['id']}": row["output"] for row in labels_of(folder)}
 
 
+# Every row of the case browser's filter, as a reader scrolling its box from top to bottom sees them: the box
+# draws only the rows in and near view (page.js), so it is scrolled a boxful at a time (each scroll handled at
+# once), and the rows must follow one another without a gap or a repeat (their aria-rowindex).
+WALK = """(() => {
+    const box = document.getElementById('cases-scroll'), seen = [];
+    const scroll = top => { box.scrollTop = top; box.dispatchEvent(new Event('scroll')); };
+    let next = 2;  // the header is row 1
+    scroll(0);
+    for (;;) {
+        for (const tr of document.querySelectorAll('#cases tbody tr')) {
+            const n = Number(tr.getAttribute('aria-rowindex'));
+            if (n > next) throw new Error('row ' + next + ' was never drawn (the next drawn is ' + n + ')');
+            if (n === next) { seen.push(tr.dataset.model + ':' + tr.dataset.case); next += 1; }
+        }
+        const was = box.scrollTop;
+        scroll(was + box.clientHeight);
+        if (box.scrollTop === was) break;  // at the bottom
+    }
+    scroll(0);
+    return seen;
+})()"""
+
+
 def visible_rows(page) -> list[str]:
+    return page.evaluate(WALK, timeout=60)
+
+
+def drawn_rows(page) -> list[str]:
+    """The rows drawn now (a window of the filter's)."""
     return page.evaluate("[...document.querySelectorAll('#cases tbody tr')]"
                          ".map(tr => tr.dataset.model + ':' + tr.dataset.case)")
 

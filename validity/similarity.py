@@ -29,6 +29,7 @@ WMT 2015, 392-395.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -38,23 +39,26 @@ BETA = 2.0
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _ngrams(text: str, n: int) -> Counter:
-    return Counter(text[i:i + n] for i in range(len(text) - n + 1))
-
-
 def chrf(hypothesis: str, reference: str, *, order: int = ORDER, beta: float = BETA) -> float:
     """chrF of `hypothesis` against `reference`, in [0, 1] (see the module docstring)."""
     if order < 1 or beta <= 0:
         raise ValueError(f"need order >= 1 and beta > 0, got order={order}, beta={beta}")
+    return _chrf(hypothesis, reference, order, beta)
+
+
+# The validity tables score the same pair more than once (an output repeated across conditions or models, an
+# artifact handed back unchanged and the unedited baseline): the last 4,096 distinct pairs are remembered.
+@functools.lru_cache(maxsize=4096, typed=True)
+def _chrf(hypothesis: str, reference: str, order: int, beta: float) -> float:
     hyp = _WHITESPACE.sub("", hypothesis)
     ref = _WHITESPACE.sub("", reference)
+    prefix, suffix = _common_ends(hyp, ref)
     precisions, recalls = [], []
     for n in range(1, order + 1):
-        hyp_grams, ref_grams = _ngrams(hyp, n), _ngrams(ref, n)
-        hyp_total, ref_total = sum(hyp_grams.values()), sum(ref_grams.values())
-        if not hyp_total or not ref_total:
+        hyp_total, ref_total = len(hyp) - n + 1, len(ref) - n + 1
+        if hyp_total <= 0 or ref_total <= 0:
             continue
-        matched = sum(min(count, ref_grams[gram]) for gram, count in hyp_grams.items())
+        matched = _matched(hyp, ref, n, prefix, suffix)
         precisions.append(matched / hyp_total)
         recalls.append(matched / ref_total)
     if not precisions:
@@ -65,6 +69,54 @@ def chrf(hypothesis: str, reference: str, *, order: int = ORDER, beta: float = B
         return 0.0
     b2 = beta * beta
     return (1 + b2) * precision * recall / (b2 * precision + recall)
+
+
+# How the matches are counted. The floats above are computed from exact integers (n-gram totals and clipped
+# matches), so any way of counting the same integers gives bit-for-bit the same score; this one avoids
+# building most n-grams. An edit usually keeps the start and end of its text: the n-grams lying wholly
+# inside the common prefix (or wholly inside the common suffix) are the same n-grams in both texts and
+# each matches itself, so they are counted without being built, and only the n-grams in between are
+# counted one by one (min(a + c, b + c) = c + min(a, b) for the c copies both sides share).
+
+
+def _common_ends(a: str, b: str) -> tuple[int, int]:
+    """The lengths of the longest common prefix and, in what is left, the longest common suffix."""
+    prefix = _common_prefix(a, b)
+    rest = min(len(a), len(b)) - prefix
+    return prefix, _common_prefix(a[:-rest - 1:-1], b[:-rest - 1:-1])  # the last `rest` characters, reversed
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix (a binary search on slices: compared in C, not per character)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _matched(hyp: str, ref: str, n: int, prefix: int, suffix: int) -> int:
+    """The clipped n-gram matches: over every n-gram, the smaller of its counts in the two texts."""
+    shared = max(0, prefix - n + 1) + max(0, suffix - n + 1)
+    ours, theirs = _ngrams(_between(hyp, n, prefix, suffix), n), _ngrams(_between(ref, n, prefix, suffix), n)
+    common = ours.keys() & theirs.keys()
+    return shared + sum(map(min, map(ours.__getitem__, common), map(theirs.__getitem__, common)))
+
+
+def _between(text: str, n: int, prefix: int, suffix: int) -> str:
+    """The part of `text` whose n-grams are exactly those not wholly inside the common prefix or suffix."""
+    first = max(0, prefix - n + 1)  # the first n-gram that ends past the prefix
+    last = min(len(text) - n, len(text) - suffix - 1)  # the last that starts before the suffix
+    return text[first:last + n] if last >= first else ""
+
+
+def _ngrams(text: str, n: int) -> Counter:
+    """The n-grams of `text` counted, each as a tuple of characters (zip builds them in C, faster than slicing):
+    the text shifted by 0..n-1 characters, zipped up to the shortest shift."""
+    return Counter(zip(*(text[k:] for k in range(n)), strict=False))
 
 
 def unchanged(edited: str, artifact: str) -> bool:
