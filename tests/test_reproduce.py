@@ -26,15 +26,21 @@ def released():
     return sorted((ROOT / "data" / "labels").glob("*.jsonl"))
 
 
-@pytest.fixture
-def repo(tmp_path):
+def copy_release(folder: Path) -> Path:
+    """The kit and its release copied into `folder` (made if need be), as reproduce.sh sees a checkout."""
+    folder.mkdir(exist_ok=True)
     for part in PARTS:
         source = ROOT / part
         if source.is_dir():
-            shutil.copytree(source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "cache"))
+            shutil.copytree(source, folder / part, ignore=shutil.ignore_patterns("__pycache__", "cache"))
         elif source.exists():
-            shutil.copy2(source, tmp_path / part)
-    return tmp_path
+            shutil.copy2(source, folder / part)
+    return folder
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return copy_release(tmp_path)
 
 
 def reproduce(repo: Path) -> subprocess.CompletedProcess:

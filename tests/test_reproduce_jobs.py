@@ -4,7 +4,6 @@ counted, a bad SEAM_JOBS refused in one line, and Ctrl+C leaving nothing behind.
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,23 +14,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import seam  # noqa: E402
 
-PARTS = ("seam.py", "reproduce.sh", "common", *dict.fromkeys(stage.split(".")[0] for stage in seam.STAGES),
-         "scripts", "data")
+from test_reproduce import copy_release  # noqa: E402
 
 
 @pytest.fixture
 def repo(tmp_path):
-    copy = tmp_path / "repo"
-    copy.mkdir()
-    for part in PARTS:
-        source = ROOT / part
-        if source.is_dir():
-            shutil.copytree(source, copy / part, ignore=shutil.ignore_patterns("__pycache__", "cache"))
-        elif source.exists():
-            shutil.copy2(source, copy / part)
-    return copy
+    return copy_release(tmp_path / "repo")
 
 
 def start(repo: Path, jobs: str, tmp: Path, **kwargs) -> subprocess.Popen:
