@@ -38,6 +38,17 @@ def copy_release(folder: Path) -> Path:
     return folder
 
 
+def flip_a_label(labels: Path) -> int:
+    """Turn the verdict of the first usable label in `labels`; its index (0-based line)."""
+    lines = labels.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if json.loads(line)["usable"])
+    row = json.loads(lines[index])
+    row["absorbed"] = not row["absorbed"]
+    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    labels.write_text("".join(lines), encoding="utf-8")
+    return index
+
+
 @pytest.fixture
 def repo(tmp_path):
     return copy_release(tmp_path)
@@ -79,12 +90,7 @@ def test_each_note_prints_under_the_header_of_its_own_step(repo, released):
 
 def test_an_altered_label_fails_and_names_the_row(repo, released):
     labels = repo / "data" / "labels" / released[0].name
-    lines = labels.read_text(encoding="utf-8").splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if json.loads(line)["usable"])
-    row = json.loads(lines[index])
-    row["absorbed"] = not row["absorbed"]
-    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-    labels.write_text("".join(lines), encoding="utf-8")
+    index = flip_a_label(labels)
     done = reproduce(repo)
     assert done.returncode == 1
     assert f"data/labels/{labels.name}:{index + 1}: differs" in done.stdout

@@ -1,7 +1,6 @@
 """reproduce.sh with steps side by side (SEAM_JOBS): the same text in the same order, the same failures
 counted, a bad SEAM_JOBS refused in one line, and Ctrl+C leaving nothing behind."""
 
-import json
 import os
 import re
 import signal
@@ -15,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from test_reproduce import copy_release  # noqa: E402
+from test_reproduce import copy_release, flip_a_label  # noqa: E402
 
 
 @pytest.fixture
@@ -45,12 +44,7 @@ def timeless(text: str) -> str:
 def test_one_job_and_several_print_the_same_and_count_the_same_failures(repo, tmp_path):
     # Failures in steps that run side by side (a label: step 2 and the steps reading the labels; a table: step 3).
     labels = sorted((repo / "data" / "labels").glob("*.jsonl"))[0]
-    lines = labels.read_text(encoding="utf-8").splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if json.loads(line)["usable"])
-    row = json.loads(lines[index])
-    row["absorbed"] = not row["absorbed"]
-    lines[index] = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-    labels.write_text("".join(lines), encoding="utf-8")
+    index = flip_a_label(labels)
     table = repo / "data" / "tables" / "rates.csv"
     rows = table.read_text(encoding="utf-8").splitlines(keepends=True)
     model, _, rest = rows[-1].partition(",")
