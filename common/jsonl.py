@@ -101,6 +101,16 @@ def load_file(path: str | Path, what: str = "a JSON object") -> dict:
     return value
 
 
+def number(value: float | None) -> float | None:
+    """A float as a provenance file holds it: rounded to 6 places, None for a missing or NaN value (which JSON
+    cannot hold).
+
+    >>> number(0.1234567), number(float("nan")), number(None)
+    (0.123457, None, None)
+    """
+    return None if value is None or value != value else round(value, 6)
+
+
 def dumps(row: Any, *, keep_surrogates: bool = False) -> str:
     """One canonical JSON line, newline included."""
     return canonical(row, keep_surrogates=keep_surrogates) + "\n"

@@ -160,7 +160,7 @@ def add_commands(subparsers) -> None:
     sample.add_argument("--n", type=positive_int, required=True, help="messages to draw (of the judge's yes, with "
                                                                       "--judged)")
     sample.add_argument("--negatives", type=positive_int, default=None, metavar="M",
-                        help="with --judged, also draw M of the judge's no verdicts, shown interleaved with the yes "
+                        help="with --judged, also draw M of the judge's no verdicts, shown mixed with the yes "
                              "(the report then gives the judge's miss rate beside the confirmed share)")
     sample.add_argument("--seed", type=non_negative_int, required=True, help="seed of the draw (recorded)")
     sample.add_argument("--out", required=True, metavar="SAMPLE.jsonl", help="the sample file to create (never "
@@ -191,13 +191,20 @@ def add_commands(subparsers) -> None:
         "report", help="the pipeline's counts and the human-confirmed share, as CSV, Markdown and JSON",
         description="Count every stage (conversations read, truncated tail, user turns screened,\n"
                     "candidates, unique candidates, judge verdicts, human answers) and the share of the\n"
-                    "human-checked messages confirmed, with a 95% Wilson interval. Same files in, same bytes out.",
+                    "human-checked messages confirmed, with a 95% Wilson interval; for a sample of the\n"
+                    "judge's yes and no (--negatives), also its miss rate among its no. With --second, a\n"
+                    "second reader's copy of the sample is crossed with the first (agreement, Cohen's\n"
+                    "kappa). Same files in, same bytes out.",
         epilog="example:\n  python seam.py occurrence report sharegpt.candidates.jsonl \\\n"
-               "      --judged sharegpt.judged.jsonl --answers sharegpt.sample.jsonl --out sharegpt-report",
+               "      --judged sharegpt.judged.jsonl --answers sharegpt.sample.jsonl --out sharegpt-report\n"
+               "  ... --second sharegpt.sample.bob.jsonl   # a second reader's copy of the same draw",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
     report.add_argument("--judged", default=None, metavar="JUDGED.jsonl", help="the judge's verdicts")
     report.add_argument("--answers", default=None, metavar="SAMPLE.jsonl", help="the answered sample file")
+    report.add_argument("--second", default=None, metavar="SAMPLE2.jsonl",
+                        help="a second reader's answered copy of the same sample: their answers crossed with the "
+                             "first's, raw agreement and Cohen's kappa (the pipeline's shares stay the first's)")
     report.add_argument("--out", required=True, metavar="DIR", help="directory for the report files")
     report.set_defaults(func=run_report)
 
@@ -303,7 +310,8 @@ def run_sample(args) -> int:
     drawn = sample.draw_file(args.candidates, judged=args.judged, n=args.n, seed=args.seed,
                              negatives=args.negatives or 0)
     sample.write(drawn, args.out)
-    what = ("the judge's yes and no verdicts" if args.negatives else f"{drawn.header.population} positives")
+    what = ("candidates the judge answered (the --n of its yes and the --negatives of its no, shown mixed)"
+            if args.negatives else f"{drawn.header.population} positives")
     print(f"occurrence: drew {len(drawn.cases)} of {drawn.header.population_size:,} unique {what} "
           f"(seed {args.seed}); wrote {args.out}")
     print(f"next: python seam.py occurrence annotate {args.out} --corpus CORPUS --reviewer NAME")
@@ -334,7 +342,7 @@ def run_report(args) -> int:
 
     from occurrence import report
 
-    built = report.build(args.candidates, judged=args.judged, answers=args.answers)
+    built = report.build(args.candidates, judged=args.judged, answers=args.answers, second=args.second)
     written = report.write(built, Path(args.out))
     for line in built.summary:
         print(line)

@@ -34,7 +34,7 @@ JUDGE_VERDICTS = ("yes", "no", "unparsable", "unanswered")
 ANSWERS = ("yes", "no", "unsure")  # a human's answer to the same question
 NOTE_LIMIT = 2_000  # characters of an annotator's note (their own words, never the message's)
 # What a sample is drawn from: the screen's unique candidates, the judge's yes, or the judge's yes and no (two
-# strata, shown interleaved so that the reader cannot tell which is which).
+# strata, shown mixed so that the reader cannot tell which is which).
 POPULATIONS = ("screened", "judged", "judged-yes-and-no")
 
 

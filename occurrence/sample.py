@@ -6,9 +6,12 @@ decided by SHA-256, never by a platform's random generator: the messages with
 the smallest SHA-256("seam-occurrence:<seed>:<message SHA-256>") are drawn, in
 that order, which is also the order the annotation page shows them. Same files
 and seed, same sample, on any machine; a larger n keeps every message a smaller
-n drew. The sample file records the seed, the population and the checksums of
-the files it was drawn from, and holds no feature and no verdict per case: the
-page that shows the cases has nothing of the screen's or the judge's to reveal.
+n drew. With --negatives, the judge's no verdicts are a second stratum drawn
+the same way, and the two are shown mixed by a second, independent key
+(`shown_key`), so that a case's position says nothing of its stratum. The sample
+file records the seed, the population and the checksums of the files it was
+drawn from, and holds no feature and no verdict per case: the page that shows
+the cases has nothing of the screen's or the judge's to reveal.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from occurrence.records import OCCURRENCE_VERSION, Case, FileRef, SampleHeader
 from occurrence.store import read_candidates, read_judged
 
 DESIGN_BOTH = ("Stratified random sample without replacement of unique messages, by the judge's verdict: n_yes of "
-               "those it answered yes and n_no of those it answered no (see the counts below), each stratum drawn as "
-               "the messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>'), and the two shown "
-               "interleaved in that order, so that the reader cannot tell the strata apart. No feature, offset or "
-               "verdict is stored per case; the report joins the verdicts from the judged file.")
+               "those it answered yes and n_no of those it answered no (the report counts each stratum), each "
+               "stratum drawn as the messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>'); "
+               "the two are shown mixed, in the order of a second, independent key "
+               "SHA-256('seam-occurrence-shown:<seed>:<message_sha256>'), so that neither the page nor a case's "
+               "position tells the strata apart. No feature, offset or verdict is stored per case; the report "
+               "joins the verdicts from the judged file.")
 DESIGN = ("Simple random sample without replacement of unique messages (the first candidate row of each message "
           "SHA-256): every unique screened positive, or with a judged file every one the judge answered yes. "
           "The messages with the smallest SHA-256('seam-occurrence:<seed>:<message_sha256>') are drawn, and "
@@ -36,6 +41,27 @@ DESIGN = ("Simple random sample without replacement of unique messages (the firs
 
 def order_key(seed: int, digest: str) -> bytes:
     return hashlib.sha256(f"seam-occurrence:{seed}:{digest}".encode()).digest()
+
+
+def shown_key(seed: int, digest: str) -> bytes:
+    """The order a stratified sample is shown in: independent of the drawing key, because ordering by that key
+    would put the larger stratum's draws first (the smallest of many keys are smaller than the smallest of few:
+    50 drawn of 1,667 lie in the bottom 3 % of the key space, 100 of 211 reach half of it)."""
+    return hashlib.sha256(f"seam-occurrence-shown:{seed}:{digest}".encode()).digest()
+
+
+def mix(strata: list[list[str]], seed: int) -> list[str]:
+    """The drawn checksums of every stratum, shown in the order of `shown_key`.
+
+    >>> few, many = [f"{i:064x}" for i in range(200)], [f"{i:064x}" for i in range(200, 2000)]
+    >>> strata = [draw(few, 50, seed=1), draw(many, 50, seed=1)]
+    >>> first_half = set(mix(strata, seed=1)[:50]); len(first_half & set(few)), len(first_half & set(many))
+    (26, 24)
+    >>> by_drawing_key = sorted(strata[0] + strata[1], key=lambda digest: order_key(1, digest))
+    >>> first_half = set(by_drawing_key[:50]); len(first_half & set(few)), len(first_half & set(many))
+    (3, 47)
+    """
+    return sorted((digest for stratum in strata for digest in stratum), key=lambda digest: shown_key(seed, digest))
 
 
 def draw(digests: list[str], n: int, seed: int) -> list[str]:
@@ -82,7 +108,7 @@ def draw_file(candidates_path, *, judged: str | None, n: int, seed: int, negativ
     if negatives:
         if not rejected:
             raise UserError(f"{judged}: no no verdicts to draw --negatives from")
-        drawn = sorted([*drawn, *draw(rejected, negatives, seed)], key=lambda digest: order_key(seed, digest))
+        drawn = mix([drawn, draw(rejected, negatives, seed)], seed)
         population = [*population, *rejected]
     chosen = [unique[digest] for digest in drawn]
     cases = tuple(Case(kind="case", case=number, corpus=c.corpus, conversation=c.conversation, index=c.index,

@@ -5,10 +5,12 @@ these specs, and docs/FORMATS.md lists exactly these columns (tests/test_table_s
     PIPELINE  occurrence_pipeline.csv  every count in pipeline order, with the confirmed shares
     SHAPES    occurrence_shapes.csv    unique candidates by artifact kind and separator
     FEATURES  occurrence_features.csv  unique candidates on which each feature of the screen fired
+    READERS   occurrence_readers.csv   (--second) the two readers' answers crossed
 """
 
 from __future__ import annotations
 
+from occurrence.records import ANSWERS
 from stats.render import Column
 from stats.schema import TableSpec
 
@@ -23,4 +25,7 @@ SHAPES = TableSpec("occurrence_shapes", (
 FEATURES = TableSpec("occurrence_features", (Column("feature", "Feature"), Column("count", "Unique candidates", "int"),
                                              _OF, _SHARE))
 
-TABLES = (PIPELINE, SHAPES, FEATURES)
+READERS = TableSpec("occurrence_readers", (
+    Column("first", "First \\ second"), *(Column(answer, answer, "int") for answer in ANSWERS)))
+
+TABLES = (PIPELINE, SHAPES, FEATURES, READERS)

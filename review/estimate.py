@@ -33,9 +33,8 @@ n_eff is that the recall interval reflects the size of its domain, not directly
 how many negatives were read: the false-omission row gives that directly (its
 upper end times the kit's negatives bounds the misses that may hide there).
 
-Cohen's kappa between two reviewers comes with the large-sample standard error
-of Fleiss, Cohen & Everitt (1969, Psychological Bulletin 72:323) and a Wald
-interval clipped to [-1, 1].
+Cohen's kappa between two reviewers is `stats.agreement.cohens_kappa`, which the
+occurrence audit's two readers share.
 """
 
 from __future__ import annotations
@@ -170,49 +169,3 @@ def accuracy(units: list[Reviewed]) -> Estimate:
     0.9
     """
     return weighted_proportion((u.weight, u.kit == u.reviewer) for u in units)
-
-
-@dataclass(frozen=True)
-class Kappa:
-    """Cohen's kappa with its Fleiss-Cohen-Everitt standard error and a Wald interval (clipped to [-1, 1])."""
-
-    statistic: float
-    standard_error: float
-    confidence_interval: ConfidenceInterval
-    n: int
-    observed_agreement: float
-    expected_agreement: float
-
-
-def cohens_kappa(table: list[list[int]], confidence_level: float = CONFIDENCE) -> Kappa:
-    """Kappa of a square table of counts (rows: one rater's categories, columns: the other's, same order).
-
-    Var = [sum_i p_ii ((1 - pe) - (p_i. + p_.i)(1 - po))^2 + (1 - po)^2 sum_{i != j} p_ij (p_.i + p_j.)^2
-           - (po pe - 2 pe + po)^2] / (n (1 - pe)^4)   (Fleiss, Cohen & Everitt 1969).
-
-    >>> k = cohens_kappa([[20, 5], [10, 15]])
-    >>> round(k.statistic, 4), round(k.standard_error, 4), k.n
-    (0.4, 0.127, 50)
-    >>> cohens_kappa([[0, 0], [0, 0]]).statistic
-    nan
-    """
-    n = sum(map(sum, table))
-    size = len(table)
-    nan_ci = ConfidenceInterval(NAN, NAN, confidence_level)
-    if n == 0:
-        return Kappa(NAN, NAN, nan_ci, 0, NAN, NAN)
-    p = [[count / n for count in row] for row in table]
-    rows = [sum(p[i]) for i in range(size)]
-    cols = [sum(p[i][j] for i in range(size)) for j in range(size)]
-    po = sum(p[i][i] for i in range(size))
-    pe = sum(rows[i] * cols[i] for i in range(size))
-    if pe >= 1:  # both raters used one category only: kappa is undefined
-        return Kappa(NAN, NAN, nan_ci, n, po, pe)
-    kappa = (po - pe) / (1 - pe)
-    diagonal = sum(p[i][i] * ((1 - pe) - (rows[i] + cols[i]) * (1 - po)) ** 2 for i in range(size))
-    off = sum(p[i][j] * (cols[i] + rows[j]) ** 2 for i in range(size) for j in range(size) if i != j)
-    variance = (diagonal + (1 - po) ** 2 * off - (po * pe - 2 * pe + po) ** 2) / (n * (1 - pe) ** 4)
-    se = math.sqrt(max(variance, 0.0))
-    z = z_value(confidence_level)
-    ci = ConfidenceInterval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), confidence_level)
-    return Kappa(kappa, se, ci, n, po, pe)

@@ -33,7 +33,6 @@ from review.tables import (
     conditions_table,
     confusion_table,
     estimates_table,
-    json_number,
     reviewers_table,
     shown_estimate,
     strata_table,
@@ -114,8 +113,8 @@ def build(review_path, label_paths, second_path=None, rescored_paths=None) -> Re
 
 
 def _record(row: tuple) -> dict:
-    return {"estimate": json_number(row[2]), "ci": [json_number(row[3]), json_number(row[4])], "n": row[5],
-            "effective_n": json_number(row[6])}
+    return {"estimate": jsonl.number(row[2]), "ci": [jsonl.number(row[3]), jsonl.number(row[4])], "n": row[5],
+            "effective_n": jsonl.number(row[6])}
 
 
 def write(report: ReviewReport, out: Path) -> list[Path]:

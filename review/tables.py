@@ -11,6 +11,7 @@ from review.estimate import Estimate, Reviewed
 from review.records import KIT_VERDICTS, VERDICTS
 from review.store import ReviewFile
 from review.unblind import Judged, StratumCounts
+from stats.agreement import cross
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, interval_text, percent
 
@@ -207,35 +208,14 @@ def _one_line(value):
 def reviewers_table(first: ReviewFile, second: ReviewFile) -> tuple[Table, dict]:
     """The two reviewers' answers crossed, with raw agreement and Cohen's kappa on the definite ones."""
     a, b = first.latest(), second.latest()
-    both = sorted(set(a) & set(b))
-    cross = [[sum(a[n].verdict == u and b[n].verdict == v for n in both) for v in VERDICTS] for u in VERDICTS]
-    definite = [[cross[i][j] for j in range(2)] for i in range(2)]
-    kappa = estimate.cohens_kappa(definite)
-    n_definite = sum(map(sum, definite))
-    agree = proportion(definite[0][0] + definite[1][1], n_definite)
+    crossing = cross({n: row.verdict for n, row in a.items()}, {n: row.verdict for n, row in b.items()}, VERDICTS)
     names = (first.reviewer or "first", second.reviewer or "second")
     columns = specs.REVIEWERS.headed(first=f"{names[0]} \\ {names[1]}")
-    rows = tuple((VERDICTS[i], *cross[i]) for i in range(3))
-    ci = agree.confidence_interval
-    summary = (f"Cases answered by both: {len(both)}; both definite: {n_definite}. Raw agreement on the definite "
-               f"ones: {interval_text(agree.statistic, ci.low, ci.high)} % (Wilson). Cohen's kappa: "
-               + (f"{kappa.statistic:.3f} [{kappa.confidence_interval.low:.3f}, {kappa.confidence_interval.high:.3f}]"
-                  f" (n = {kappa.n}; Fleiss-Cohen-Everitt standard error {kappa.standard_error:.3f}, Wald interval)"
-                  if kappa.n and kappa.statistic == kappa.statistic else f"not defined (n = {kappa.n})") + ".")
-    disagreements = [f"case {n} ({first.cases[n - 1].model} {first.cases[n - 1].id}): {a[n].verdict} vs "
-                     f"{b[n].verdict}" for n in both if a[n].verdict != b[n].verdict]
-    notes = (summary, "Kappa is computed on the cases both reviewers answered absorbed or not absorbed (unsure "
-             "left out); it is not weighted by stratum.",
+    rows = tuple((VERDICTS[i], *crossing.table[i]) for i in range(3))
+    disagreements = [f"case {n} ({first.cases[n - 1].model} {first.cases[n - 1].id}): {one} vs {other}"
+                     for n, one, other in crossing.disagreements]
+    notes = (crossing.summary(), "Kappa is computed on the cases both reviewers answered absorbed or not absorbed "
+             "(unsure left out); it is not weighted by stratum.",
              "Disagreements: " + ("; ".join(disagreements) if disagreements else "none") + ".")
-    record = {"first": names[0], "second": names[1], "both": len(both), "both_definite": n_definite,
-              "agreement": json_number(agree.statistic), "agreement_ci": [json_number(ci.low), json_number(ci.high)],
-              "kappa": json_number(kappa.statistic),
-              "kappa_ci": [json_number(kappa.confidence_interval.low), json_number(kappa.confidence_interval.high)],
-              "kappa_se": json_number(kappa.standard_error),
-              "kappa_method": "Cohen (1960); Fleiss, Cohen & Everitt (1969) standard error; Wald interval"}
+    record = {"first": names[0], "second": names[1], **crossing.record()}
     return specs.REVIEWERS.table("Two reviewers' answers crossed", rows, notes, columns=columns), record
-
-
-def json_number(value) -> float | None:
-    """A float as provenance.json holds it: rounded to 6 places, None for a missing or NaN value."""
-    return None if value is None or value != value else round(value, 6)

