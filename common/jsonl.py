@@ -116,10 +116,24 @@ def dumps(row: Any, *, keep_surrogates: bool = False) -> str:
     return canonical(row, keep_surrogates=keep_surrogates) + "\n"
 
 
+def lines_bytes(rows: Iterable[Any]) -> bytes:
+    """The UTF-8 bytes of `dumps(row)` for every row, one after another.
+
+    Text holding no lone surrogate (nearly all) is encoded once, whole, without looking for one in each
+    row first: UTF-8 cannot carry a surrogate, so the encoding succeeds exactly when there is none. Only
+    when it fails are the rows written again through `dumps`, which escapes them.
+    """
+    rows = list(rows)
+    try:
+        return "".join([_CANONICAL.encode(row) + "\n" for row in rows]).encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join([dumps(row) for row in rows]).encode("utf-8")
+
+
 def write(path: str | Path, rows: Iterable[Any], what: str | None = None) -> None:
     """Write rows to `path` atomically: a crash or a full disk leaves the old file or the new one
     (`files.write_files`; `what` names the rows in its message)."""
-    files.write_text(path, "".join(dumps(row) for row in rows), what)
+    files.write_bytes(path, lines_bytes(rows), what)
 
 
 def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:

@@ -86,4 +86,4 @@ def fold_normal(normal: str) -> str:
     >>> fold_normal("behaviour under wsl2 may differ")
     'behavior under wsl2 may differ'
     """
-    return " ".join(fold(token) for token in normal.split(" ")) if normal else normal
+    return " ".join(map(fold, normal.split(" "))) if normal else normal  # map: no generator frame per token

@@ -190,6 +190,7 @@ _EDIT_BYTES = frozenset(word.encode("ascii") for word in _EDIT_WORDS)
 _LETTERS = bytes(c if ord("a") <= c <= ord("z") else ord(" ") for c in range(256))
 
 
+@lru_cache(maxsize=1 << 14)  # an edited text recurs: one reply to several conditions, or of several models
 def _has_edit_word(text: str) -> bool:
     """Whether any word of `text` (as `About.is_commentary` reads a unit: emphasis marks removed, lower case,
     runs of a-z) is an editing verb. A unit without one never talks about editing, and units are pieces of

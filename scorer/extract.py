@@ -115,9 +115,15 @@ _TRAILING = re.compile(r"""^(?:
 _EMPHASIS = re.compile(r"[*_]+")
 
 
+@lru_cache(maxsize=1 << 14)
 def extract(output: str, artifact: str = "", genre: str = "prose", markers: Markers = BOUNDARY) -> Extraction:
     """The edited text of `output` (see the module docstring for the rules); `markers` are those of the
-    condition the reply answers (`Markers.of(condition.open, condition.close)`)."""
+    condition the reply answers (`Markers.of(condition.open, condition.close)`).
+
+    Memoised for the whole process: a model often returns the same reply to a cluster under several
+    conditions, and the models of a panel, scored one file after another, often return the same reply to
+    the same request. (Room for the replies of ten trace files of 1,800 requests, a worker's share of a
+    panel of twenty: at most a few tens of MB.)"""
     text = output.replace("\r\n", "\n").replace("\r", "\n") if "\r" in output else output
     before, after, method = "", "", "plain"
     block = _longest_fence(text, artifact, genre)

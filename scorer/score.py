@@ -102,21 +102,10 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             raise UserError(f"{at}: the message sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
                             f"{trace.condition!r}'s message as it is defined now ({asked[:12]}…); score with the "
                             "condition file (or --requests) the traces were collected with")
-    extracted: dict[str, Extraction] = {}  # by request id
-    # By what extraction reads: a model often returns the same reply to a cluster under several conditions. (The
-    # markers by identity: a `Markers` hashes in Python, and the items keep theirs alive as long as this dict.)
-    same: dict[tuple, Extraction] = {}
 
-    def extraction(trace: TraceRow) -> Extraction:
-        found = extracted.get(trace.id)
-        if found is None:
-            item = items[trace.id]
-            key = (trace.output, item.artifact, item.genre, id(item.markers))
-            found = same.get(key)
-            if found is None:
-                found = same[key] = extract(trace.output, item.artifact, item.genre, item.markers)
-            extracted[trace.id] = found
-        return found
+    def extraction(trace: TraceRow) -> Extraction:  # memoised by `extract`: a clean reply serves five treatments
+        item = items[trace.id]
+        return extract(trace.output, item.artifact, item.genre, item.markers)
 
     pairs = []
     for trace in rows.values():
@@ -129,20 +118,19 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             problems.append("no clean trace for this cluster")
         elif clean.status != "ok":
             problems.append(_status_reason("clean", clean))
-        elif not extraction(clean).text.strip():
-            problems.append("clean output has no edited text")
-        elif returns_no_edit(extraction(clean).text, item.artifact, item.comment.text if item.comment else ""):
-            problems.append(f"clean output: {noedit.REASON}")
+        else:
+            clean_text = extraction(clean)
+            problems.append(_no_edit_reason("clean", clean_text, item))
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
-        elif not extraction(trace).text.strip():
-            problems.append("treatment output has no edited text")
-        elif returns_no_edit(extraction(trace).text, item.artifact, item.comment.text if item.comment else ""):
-            problems.append(f"treatment output: {noedit.REASON}")
+        else:
+            edited = extraction(trace)
+            problems.append(_no_edit_reason("treatment", edited, item))
+        problems = [problem for problem in problems if problem is not None]
         if problems:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
-            pairs.append(Pair(item, trace, None, extraction(trace), extraction(clean)))
+            pairs.append(Pair(item, trace, None, edited, clean_text))
     pairs.sort(key=lambda p: (p.item.cluster, order[p.item.condition]))
     return pairs
 
@@ -197,7 +185,7 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
 
 def labels_bytes(labels: list[Label]) -> bytes:
     """The exact bytes `score` writes for these labels."""
-    return "".join(jsonl.dumps(_row(label)) for label in labels).encode("utf-8")
+    return jsonl.lines_bytes([_row(label) for label in labels])
 
 
 def _row(label: Label) -> dict:
@@ -210,6 +198,16 @@ def _row(label: Label) -> dict:
     row = dict(vars(label))
     row["tiers_run"], row["tiers_not_run"] = list(label.tiers_run), list(label.tiers_not_run)
     return row
+
+
+def _no_edit_reason(which: str, extracted: Extraction, item: Item) -> str | None:
+    """Why an output (`which`: "clean" or "treatment") extracted for `item` cannot be scored though it succeeded:
+    no edited text, or a reply that attempts no edit; None when it can be."""
+    if not extracted.text.strip():
+        return f"{which} output has no edited text"
+    if returns_no_edit(extracted.text, item.artifact, item.comment.text if item.comment else ""):
+        return f"{which} output: {noedit.REASON}"
+    return None
 
 
 def _status_reason(which: str, trace: TraceRow) -> str:

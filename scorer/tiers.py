@@ -132,12 +132,14 @@ class TextUnits:
         return needle in self.padded or needle in self.split_padded
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1 << 14)
 def units_of(text: str, genre: str) -> TextUnits:
     """The `TextUnits` of a text, shared by every tier and row that reads the same text.
 
-    Pairs come cluster by cluster, so a clean text and its five treatments are
-    read one after the other; a small cache is enough.
+    Pairs come cluster by cluster, so a clean text and its five treatments are read one after the other;
+    and the models of a panel, scored one trace file after another in a process, often return the same
+    edited text to the same request. So the room is that of a worker's share of a panel (ten files of
+    1,800 requests), a few kilobytes a text.
     """
     return TextUnits(text, genre)
 

@@ -2,8 +2,8 @@
 
 - commentary: a text (or paragraph) without an editing verb is not split into units at all; the comment's and
   the artifact's forms are computed once per (comment, artifact); whole results are memoised.
-- extraction: only lines holding a marker's hint are compared with the markers; a reply seen before is
-  extracted once per trace file.
+- extraction: only lines holding a marker's hint are compared with the markers; a reply seen before (in this
+  trace file or an earlier one) is extracted once, and so is an edited text cut into units.
 - label rows: made from the label's fields without `Record.to_row`'s lookup per row.
 - the cycle collector is paused while scoring, and restored after.
 """
@@ -19,7 +19,7 @@ from test_scorer_commentary import AUDIT, BOSS, CASE_36, CASE_123, CASE_140, GYM
 import seam
 from common import jsonl, nogc
 from common.records import Label
-from scorer import commentary, extract, markercut, score, synthetic
+from scorer import commentary, extract, markercut, score, synthetic, tiers
 from scorer.extract import BOUNDARY, Markers
 from scorer.inputs import read_items, read_traces
 
@@ -89,8 +89,8 @@ def test_what_is_memoised_is_bounded_and_shared_by_every_caller():
     text = "Body.\n\nI removed \"" + comment.text + "\" from the end."
     assert commentary.cut_commentary(text, comment, "prose", artifact) is commentary.cut_commentary(
         text, comment, "prose", artifact)  # the report's gallery asks again for the same cases
-    for memo in (commentary._cut, commentary._context, markercut._is_marker, extract._line_normal,
-                 extract._talk_words):
+    for memo in (commentary._cut, commentary._context, commentary._has_edit_word, markercut._is_marker,
+                 extract.extract, extract._line_normal, extract._talk_words, tiers.units_of):
         assert memo.cache_info().maxsize is not None, memo
 
 
