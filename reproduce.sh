@@ -15,19 +15,20 @@
 # then required); otherwise both sides are lexical-only and the script says so.
 #
 # Steps that do not depend on each other run side by side, as many at once as there are cores
-# (nproc; SEAM_JOBS=N sets the number): 1, 1b and the lexical rescoring of each trace set; then, once
+# (common/cpus.py: the affinity, capped by a container's CPU quota; SEAM_JOBS=N sets the number): 1,
+# 1b and the lexical rescoring of each trace set; then, once
 # those are done, 3 (its tables beside its validity tables), 3b, 3c and 3d. Their output is printed
 # in the order of the steps, each step whole once it ends, so it reads the same for any number of
 # jobs but for the times. With SEAM_JOBS=1 every step runs in turn and prints as it goes.
 set -euo pipefail
 cd "$(dirname "$0")"
 started_all=$SECONDS  # the total counts the install into .venv too
-max_jobs=${SEAM_JOBS:-$(nproc 2>/dev/null || echo 1)}
-if ! [[ $max_jobs =~ ^[1-9][0-9]*$ ]]; then
-  echo "reproduce: SEAM_JOBS must be a whole number of jobs, at least 1; got '$max_jobs'" >&2
+if [ -n "${SEAM_JOBS:-}" ] && ! [[ $SEAM_JOBS =~ ^[1-9][0-9]*$ ]]; then
+  echo "reproduce: SEAM_JOBS must be a whole number of jobs, at least 1; got '$SEAM_JOBS'" >&2
   exit 2
 fi
 source scripts/venv.sh requirements.txt
+max_jobs=${SEAM_JOBS:-$("$PY" -m common.cpus)}  # the CPUs this process can use (affinity, a container's quota)
 execute=()
 if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
 

@@ -178,13 +178,6 @@ def _each(runs: list[dict]) -> str:
     return ", ".join(f"{run['wall']:.2f}" for run in runs)
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no sched_getaffinity (macOS, Windows)
-        return os.cpu_count() or 1
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=20, help="trace files of 1,800 outputs each")
@@ -212,13 +205,15 @@ def main() -> int:
     if args.serial:
         variants += [(root, ("--workers", "1")) for root in roots if has_workers_option(root)]
     sys.path.insert(0, str(HERE))
+    from common import cpus
+
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "traces").mkdir()
         paths = write_traces(tmp / "traces", args.files)
         outputs = sum(1 for path in paths for _ in path.open(encoding="utf-8"))
         print(f"trace files: {len(paths)}; outputs: {outputs:,}; runs per checkout: {args.repeat} "
-              f"(interleaved with the floor's); CPUs available: {_cpus()}")
+              f"(interleaved with the floor's); CPUs available: {cpus.available()}")
         runs: dict[int, list[dict]] = {i: [] for i in range(len(variants))}
         floors: list[dict] = []
         for n in range(args.repeat):

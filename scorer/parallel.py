@@ -24,12 +24,11 @@ scored in the calling process (scorer/cli.py decides).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.conditions import ConditionSet
-from common import jsonl, nogc
+from common import cpus, jsonl, nogc
 from common.errors import UserError
 from scorer.inputs import Item, TraceSet, read_traces, with_clean_rows
 from scorer.score import Stats, labels_bytes, score
@@ -60,21 +59,13 @@ class Failed:
     model: str | None = None
 
 
-def available_cpus() -> int:
-    """The CPUs this process may run on (its affinity, where the system tells), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no sched_getaffinity (macOS, Windows)
-        return max(1, os.cpu_count() or 1)
-
-
 def worker_count(requested: int | None, files: int) -> int:
     """Workers for `files` trace files: as requested (default: one per available CPU), never more than files.
 
     >>> worker_count(4, 2), worker_count(1, 20), worker_count(3, 1)
     (2, 1, 1)
     """
-    return max(1, min(requested if requested is not None else available_cpus(), files))
+    return max(1, min(requested if requested is not None else cpus.available(), files))
 
 
 def score_files(paths: list[Path], defined: ConditionSet, items: dict[str, Item], clean_traces: list[Path] | None,

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import seam
-from common import jsonl
+from common import cpus, jsonl
 from scorer import parallel, synthetic
 
 CLUSTERS = synthetic.clusters(per_source=3, seed=11)
@@ -97,7 +97,7 @@ def test_a_worker_that_dies_is_one_line_and_nothing_is_written(tmp_path, capsys,
 def test_workers_are_used_only_for_several_files_and_never_more_than_files():
     assert parallel.worker_count(None, 1) == 1
     assert parallel.worker_count(8, 3) == 3
-    assert 1 <= parallel.worker_count(None, 50) == min(50, parallel.available_cpus())
+    assert 1 <= parallel.worker_count(None, 50) == min(50, cpus.available())
 
 
 def test_workers_started_afresh_give_the_same_labels(tmp_path, capsys, monkeypatch):
