@@ -28,7 +28,7 @@ if [ -n "${SEAM_JOBS:-}" ] && ! [[ $SEAM_JOBS =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 source scripts/venv.sh requirements.txt
-max_jobs=${SEAM_JOBS:-$("$PY" -m common.cpus)}  # the CPUs this process can use (affinity, a container's quota)
+max_jobs=${SEAM_JOBS:-$("$PY" -m common.cpus 2>/dev/null || echo 1)}  # the CPUs this process can use
 execute=()
 if [ "${1:-}" = "--execute" ]; then execute=(--execute); fi
 

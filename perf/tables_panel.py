@@ -91,9 +91,10 @@ def main() -> int:
         tmp = Path(tmp)
         (tmp / "traces").mkdir()
         paths = write_traces(tmp / "traces", args.files)
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            if seam.main(["score", *map(str, paths), "--out-dir", str(tmp / "labels"), "--no-nli"]) != 0:
-                raise SystemExit("scoring the synthetic traces failed")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            code = seam.main(["score", *map(str, paths), "--out-dir", str(tmp / "labels"), "--no-nli"])
+        if code != 0:
+            raise SystemExit(f"scoring the synthetic traces failed ({code}): {err.getvalue()}")
         print(f"models: {len(paths)}; runs per checkout and variant: {args.repeat} (interleaved)")
         variants = [(root, traces) for root in roots for traces in (tmp / "traces", None)]
         runs: dict[int, list[dict]] = {i: [] for i in range(len(variants))}

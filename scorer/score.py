@@ -114,13 +114,14 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
         item = items[trace.id]
         clean = traces.clean_row(trace.cluster)
         problems = []
+        edited = clean_extraction = None  # set below only where the output can be read
         if clean is None:
             problems.append("no clean trace for this cluster")
         elif clean.status != "ok":
             problems.append(_status_reason("clean", clean))
         else:
-            clean_text = extraction(clean)
-            problems.append(_no_edit_reason("clean", clean_text, item))
+            clean_extraction = extraction(clean)
+            problems.append(_no_edit_reason("clean", clean_extraction, item))
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
         else:
@@ -130,7 +131,8 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
         if problems:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
-            pairs.append(Pair(item, trace, None, edited, clean_text))
+            assert edited is not None and clean_extraction is not None  # both outputs were read and usable
+            pairs.append(Pair(item, trace, None, edited, clean_extraction))
     pairs.sort(key=lambda p: (p.item.cluster, order[p.item.condition]))
     return pairs
 
