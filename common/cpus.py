@@ -106,5 +106,13 @@ def available(cgroup: Path = CGROUP, proc_cgroup: Path = Path("/proc/self/cgroup
     return affinity() if limit is None else min(affinity(), limit)
 
 
-if __name__ == "__main__":
+def _print() -> None:
     print(available())
+
+
+if __name__ == "__main__":
+    import sys
+
+    from common.pipes import run_main
+
+    sys.exit(run_main(_print))
