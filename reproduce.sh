@@ -254,8 +254,9 @@ if [ ! -f data/report.html ]; then
 elif [ ${#traces[@]} -eq 0 ] || [ ! -d data/tables ]; then
   say "data/report.html is released without the traces and tables it is made from: nothing to compare"
 else
-  review=()
+  review=()  # the page's optional inputs, where released: the review reports and the occurrence audit's report
   if [ -d data/review ]; then review=(--review data/review); fi
+  if [ -d data/occurrence/sharegpt-v3-prefix ]; then review+=(--occurrence data/occurrence/sharegpt-v3-prefix); fi
   step "3c. regenerate the HTML report and compare with data/report.html" \
     bash -c '"$PY" seam.py report --labels "$1/labels" --traces data/traces --tables data/tables "${@:2}" --out "$1/report.html" > /dev/null && "$PY" scripts/compare.py data/report.html "$1/report.html"' _ "$work" ${review[@]+"${review[@]}"}
 fi

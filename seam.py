@@ -27,7 +27,7 @@ from common.pipes import run_main  # noqa: E402
 # -> one HTML page of it all (-> your own model beside the released ones); the occurrence audit (real chat
 # logs) stands on top of them all.
 STAGES = ("benchmark.cli", "runner.cli", "scorer.cli", "stats.cli", "validity.cli", "review.cli",
-          "report.cli", "compare.cli", "occurrence.cli")
+          "occurrence.cli", "report.cli", "compare.cli")
 # This repository's packages: a module of theirs that cannot be found is a bug, not a missing install.
 OWN_PACKAGES = frozenset({"common", *(stage.split(".")[0] for stage in STAGES)})
 

@@ -28,7 +28,7 @@ def add_commands(subparsers) -> None:
                     "model, a browser of every treatment case (filters, search, shareable #cluster/condition\n"
                     "links), and the validity tables and review report. The same inputs give the same bytes.",
         epilog="example:\n  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
-               "      --review data/review --out data/report.html\n"
+               "      --review data/review --occurrence data/occurrence/sharegpt-v3-prefix --out data/report.html\n"
                "  # a condition file's study beside the same model's built-in conditions (docs/CONDITIONS.md)\n"
                "  python seam.py report --conditions data/conditions/example.toml \\\n"
                "      --labels data/labels/M.jsonl data/studies/example/labels \\\n"
@@ -47,6 +47,9 @@ def add_commands(subparsers) -> None:
     parser.add_argument("--review", default=None, metavar="DIR",
                         help="a folder of review reports, one subfolder per model as 'seam.py review report' "
                              "writes them (optional)")
+    parser.add_argument("--occurrence", default=None, metavar="DIR",
+                        help="the occurrence audit's report folder, as 'seam.py occurrence report' writes it "
+                             "(optional)")
     parser.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write (replaced whole)")
     parser.set_defaults(func=run_report)
 
@@ -70,6 +73,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise UserError(f"--tables {args.tables}: no rates.csv in it (write the tables with 'seam.py tables')")
     folder = read_folder(tables)  # every table once, checked against its spec, before the long read below
     review = _folder(args.review, "--review") if args.review is not None else None
+    occurrence = _folder(args.occurrence, "--occurrence") if args.occurrence is not None else None
     if Path(args.out).is_dir():
         raise UserError(f"--out {args.out}: is a directory; give the HTML file to write")
     print("report: reading the benchmark, labels and traces", file=sys.stderr)
@@ -82,7 +86,7 @@ def run_report(args: argparse.Namespace) -> int:
                   "the page", file=sys.stderr)
         if warning := _other_models(folder, tuple(m.model for m in models)):
             print(f"report: warning: {warning}", file=sys.stderr)
-        text = page(Inputs(models, benchmark, folder, review, defined))
+        text = page(Inputs(models, benchmark, folder, review, defined, occurrence))
     write_text(args.out, text)  # a failure says the old page is unchanged (or that none was written)
     total = sum(len(m.cases) for m in models)
     size = len(text.encode("utf-8"))

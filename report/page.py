@@ -21,7 +21,7 @@ from benchmark.conditions import ConditionSet, builtin
 from benchmark.dataset import Benchmark
 from report.cases import VERDICTS, ModelCases, payload, script_json, script_lines
 from report.gallery import KINDS, members
-from report.tables import Folder, read_reviews
+from report.tables import Folder, read_occurrence, read_reviews
 from scorer.tiers import MODEL_TIER, TIERS
 from stats.render import Table, csv_cell
 from stats.schema import origin_of, records
@@ -44,6 +44,7 @@ class Inputs:
     tables: Folder  # read once (report.tables.read_folder)
     review: Path | None
     conditions: ConditionSet = field(default_factory=builtin)  # the built-ins and a condition file's
+    occurrence: Path | None = None  # the occurrence audit's report folder
 
 
 def e(text) -> str:
@@ -274,8 +275,26 @@ def _validity(inputs: Inputs) -> str:
         out.append(f"<h4>{e(review.name)} ({e(reader)})</h4>")
         for name, table in review.tables:
             out.append(_details(name, _table(table), name in ("review_estimates.csv", "review_confusion.csv")))
+    out += _occurrence(inputs)
     out.append("</section>")
     return "\n".join(out)
+
+
+def _occurrence(inputs: Inputs) -> list[str]:
+    """Does the message shape occur in real chat logs: the audit's pipeline counts (screen, judge, the check of
+    its verdicts) and its readers' agreement, as `seam.py occurrence report` wrote them."""
+    audit = read_occurrence(inputs.occurrence)
+    if audit is None:  # a study's or a comparison's page: the audit is the release's, not theirs
+        return []
+    out = ["<h3>Occurrence audit</h3>"]
+    judge = f"judged by {audit.judge}" if audit.judge else "not judged"
+    readers = f"checked by {' and '.join(audit.readers)}" if audit.readers else "not checked yet"
+    out.append(f"<p>Screened from {e(', '.join(audit.corpora))}; {e(judge)}; {e(readers)} (docs/OCCURRENCE.md says "
+               f"who the readers are, and how they read). {e(audit.statement)}</p>")
+    first = ("occurrence_pipeline.csv", "occurrence_readers.csv")  # shown open, before the screen's breakdowns
+    for name, table in sorted(audit.tables, key=lambda item: (first.index(item[0]) if item[0] in first else 2)):
+        out.append(_details(name, _table(table), name in first))
+    return out
 
 
 # ---------------------------------------------------------------- pieces

@@ -6,7 +6,9 @@ A folder of `seam.py tables` and `seam.py validity` (or of `seam.py compare`, wh
 column first) is read whole by `read_folder`; a CSV file no spec names is left out of the page and listed in
 `unknown`, for the command to warn about. The review reports (`--review`) are read by `read_reviews`, each
 table against review/specs.py, with the readers its provenance names; unlike a folder of tables, a review
-report holds only the kit's files, so a review_*.csv no spec names is an error there, not a warning.
+report holds only the kit's files, so a review_*.csv no spec names is an error there, not a warning. The
+occurrence audit's report (`--occurrence`) is read the same way by `read_occurrence`, against
+occurrence/specs.py, with what its provenance says of the corpus, the judge and the readers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from occurrence import specs as occurrence_specs
 from review import specs as review_specs
 from stats import specs as absorption_specs
 from stats.render import Table
@@ -26,6 +29,8 @@ ABSORPTION = {spec.name: spec for spec in absorption_specs.TABLES}
 VALIDITY = {spec.name: spec for spec in validity_specs.TABLES}
 REVIEW = {spec.name: spec for spec in review_specs.TABLES}
 REVIEW_PROVENANCE = "review_provenance.json"
+OCCURRENCE = {spec.name: spec for spec in occurrence_specs.TABLES}
+OCCURRENCE_PROVENANCE = "occurrence_provenance.json"
 
 
 @dataclass(frozen=True)
@@ -100,3 +105,53 @@ def _readers(path: Path) -> tuple[str, ...]:
         if value is not None:
             readers.append(value)
     return tuple(readers)
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """The occurrence audit's report as read: what its provenance says of the corpus, the judge and the readers,
+    its statement of what the counts are not, and its tables by file name, in file-name order."""
+
+    corpora: tuple[str, ...]
+    judge: str | None
+    readers: tuple[str, ...]  # the sample's reviewer, and with `--second` the second reader; none before answers
+    statement: str
+    tables: tuple[tuple[str, Table], ...]
+
+
+def read_occurrence(path: Path | None) -> Occurrence | None:
+    """The report `seam.py occurrence report --out DIR` wrote in `path`, every table read against its spec (an
+    occurrence_*.csv no spec names, or a folder without the provenance, is a one-line error)."""
+    if path is None:
+        return None
+    path = Path(path)
+    provenance = jsonl.load_file(path / OCCURRENCE_PROVENANCE, "the occurrence report's provenance (a JSON object)")
+    tables = []
+    for file in sorted(path.glob("occurrence_*.csv")):
+        if file.stem not in OCCURRENCE:
+            raise UserError(f"{file}: not a table of 'seam.py occurrence report' (expected one of "
+                            f"{', '.join(sorted(OCCURRENCE))})")
+        tables.append((file.name, read_table(file, OCCURRENCE[file.stem])))
+    if not tables:
+        raise UserError(f"{path}: no occurrence_*.csv in it (write the report with 'seam.py occurrence report')")
+    where = path / OCCURRENCE_PROVENANCE
+    corpora = provenance.get("corpora")
+    if not isinstance(corpora, list) or not all(isinstance(c, dict) and isinstance(c.get("file"), str)
+                                                for c in corpora):
+        raise UserError(f"{where}: 'corpora' is not a list of corpus records with a file name")
+    records = {}
+    for key in ("judged", "answers", "second"):
+        records[key] = provenance.get(key) or {}
+        if not isinstance(records[key], dict):
+            raise UserError(f"{where}: {key!r} is {jsonl.kind(records[key])}, expected a record or null")
+    texts = {}
+    for key, value in (("judged.model", records["judged"].get("model")),
+                       ("answers.reviewer", records["answers"].get("reviewer")),
+                       ("second.reviewer", records["second"].get("reviewer")),
+                       ("statement", provenance.get("statement"))):
+        if value is not None and not isinstance(value, str):
+            raise UserError(f"{where}: {key!r} is {jsonl.kind(value)}, expected text or null")
+        texts[key] = value
+    readers = tuple(name for name in (texts["answers.reviewer"], texts["second.reviewer"]) if name is not None)
+    return Occurrence(tuple(c["file"] for c in corpora), texts["judged.model"], readers, texts["statement"] or "",
+                      tuple(tables))

@@ -252,8 +252,52 @@ def test_the_released_report_is_what_this_code_makes_of_the_released_data(tmp_pa
     out = tmp_path / "report.html"
     seam_main(["report", "--labels", str(ROOT / "data" / "labels"), "--traces", str(ROOT / "data" / "traces"),
                "--tables", str(ROOT / "data" / "tables"), "--review", str(ROOT / "data" / "review"),
-               "--out", str(out)])
+               "--occurrence", str(ROOT / "data" / "occurrence" / "sharegpt-v3-prefix"), "--out", str(out)])
     assert out.read_bytes() == released.read_bytes(), "data/report.html is stale: remake it (docs/REPORT.md)"
+
+
+OCCURRENCE = ROOT / "data" / "occurrence" / "sharegpt-v3-prefix"
+
+
+def test_the_occurrence_audit_is_shown_from_its_report_with_its_readers_and_statement(release, tmp_path):
+    """--occurrence: the audit's tables as its report wrote them, pipeline and readers first and open, the
+    corpus, judge and readers its provenance names, every text escaped."""
+    folder = tmp_path / "occurrence"
+    shutil.copytree(OCCURRENCE, folder)
+    provenance = json.loads((folder / "occurrence_provenance.json").read_text(encoding="utf-8"))
+    provenance["second"]["reviewer"] = "<script>alert(1)</script>"
+    (folder / "occurrence_provenance.json").write_text(json.dumps(provenance), encoding="utf-8")
+    assert seam.main(_report(release, tmp_path, occurrence=folder)) == 0
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    section = text[text.index("<h3>Occurrence audit</h3>"):text.index("</section>", text.index("<h3>Occurrence"))]
+    assert "judged by qwen2.5-coder-1.5b; checked by seam-dev-3 and &lt;script&gt;" in section
+    assert "<script>alert" not in text and "do not estimate prevalence" in section
+    opened = [line for line in section.splitlines() if line.startswith("<details")]
+    assert [line.split("<summary>")[1].split("<")[0] for line in opened] == [
+        "occurrence_pipeline.csv", "occurrence_readers.csv", "occurrence_features.csv", "occurrence_shapes.csv"]
+    assert [" open" in line.split(">")[0] for line in opened] == [True, True, False, False]
+    assert "<td>human-confirmed share of the judge&#x27;s yes</td><td class=\"num\">41</td>" in section
+    assert seam.main(_report(release, tmp_path)) == 0  # without it (a study's page), no such section
+    assert "Occurrence audit" not in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_an_occurrence_folder_that_is_not_the_reports_is_one_line(release, tmp_path, capsys):
+    folder = tmp_path / "occurrence"
+    shutil.copytree(OCCURRENCE, folder)
+    (folder / "occurrence_extra.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    assert seam.main(_report(release, tmp_path, occurrence=folder)) == 2
+    assert _one_error(capsys).startswith(f"{folder / 'occurrence_extra.csv'}: not a table of 'seam.py occurrence")
+    (folder / "occurrence_extra.csv").unlink()
+    provenance = json.loads((folder / "occurrence_provenance.json").read_text(encoding="utf-8"))
+    (folder / "occurrence_provenance.json").write_text(json.dumps({**provenance, "answers": ["x"]}), encoding="utf-8")
+    assert seam.main(_report(release, tmp_path, occurrence=folder)) == 2
+    assert _one_error(capsys) == (f"{folder / 'occurrence_provenance.json'}: 'answers' is an array, expected a "
+                                  "record or null")
+    (folder / "occurrence_provenance.json").unlink()
+    assert seam.main(_report(release, tmp_path, occurrence=folder)) == 2
+    assert "occurrence_provenance.json" in _one_error(capsys)
+    assert seam.main(_report(release, tmp_path, occurrence=tmp_path / "nope")) == 2
+    assert _one_error(capsys) == f"--occurrence {tmp_path / 'nope'}: no such directory"
 
 
 # ---------------------------------------------------------------- errors
@@ -355,7 +399,7 @@ def test_the_help_names_every_option(capsys):
     with pytest.raises(SystemExit):
         seam.main(["report", "--help"])
     text = capsys.readouterr().out
-    for option in ("--labels", "--traces", "--tables", "--review", "--out", "#cluster/condition"):
+    for option in ("--labels", "--traces", "--tables", "--review", "--occurrence", "--out", "#cluster/condition"):
         assert option in text
 
 
