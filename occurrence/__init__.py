@@ -1,9 +1,10 @@
 """Occurrence audit: does the message shape SEAM studies occur in real chat logs (the paper's Appendix A)?
 
-The top layer of the kit. A screen reads a chat-log corpus and keeps the user
-messages that look like an instruction, a pasted artifact and a short remark
-after it; an optional LLM judge (through the runner) asks a model whether each
-unique candidate really ends with user speech after a paste; a blinded human
+A layer above the review and below the report, which shows its tables. A
+screen reads a chat-log corpus and keeps the user messages that look like an
+instruction, a pasted artifact and a short remark after it; an optional LLM
+judge (through the runner) asks a model whether each unique candidate really
+ends with user speech after a paste; a blinded human
 check answers the same question for a random sample on a local page (on the
 answer pages' server the review uses too, common/answerserver.py); the report
 counts every stage. No file written here holds message text: ids, checksums,
