@@ -184,9 +184,11 @@ def test_validity_prints_the_summary_of_what_it_computed_not_of_the_files_it_wro
 def test_report_reads_each_table_once(tmp_path, opened):
     data = ROOT / "data"
     assert seam.main(["report", "--labels", str(data / "labels"), "--traces", str(data / "traces"), "--tables",
-                      str(data / "tables"), "--review", str(data / "review"), "--out", str(tmp_path / "r.html")]) == 0
+                      str(data / "tables"), "--review", str(data / "review"), "--occurrence",
+                      str(data / "occurrence" / "sharegpt-v3-prefix"), "--out", str(tmp_path / "r.html")]) == 0
     tables = [path for path in opened if path.endswith(".csv")]
     assert tables.count(str(data / "tables" / "rates.csv")) == 1
+    assert str(data / "occurrence" / "sharegpt-v3-prefix" / "occurrence_pipeline.csv") in tables
     assert len(tables) > 20 and sorted(tables) == sorted(set(tables))
     assert (tmp_path / "r.html").read_bytes() == (data / "report.html").read_bytes()
 
