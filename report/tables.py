@@ -78,16 +78,20 @@ def read_reviews(path: Path | None) -> list[Review]:
     against its spec (a review_*.csv no spec names is a one-line error, as a malformed table is)."""
     if path is None:
         return []
-    reports = []
-    for folder in sorted(found.parent for found in Path(path).glob("*/review_estimates.csv")):
-        tables = []
-        for file in sorted(folder.glob("review_*.csv")):
-            if file.stem not in REVIEW:
-                raise UserError(f"{file}: not a table of 'seam.py review report' (expected one of "
-                                f"{', '.join(sorted(REVIEW))})")
-            tables.append((file.name, read_table(file, REVIEW[file.stem])))
-        reports.append(Review(folder.name, _readers(folder / REVIEW_PROVENANCE), tuple(tables)))
-    return reports
+    return [Review(folder.name, _readers(folder / REVIEW_PROVENANCE), _report_tables(folder, "review", REVIEW))
+            for folder in sorted(found.parent for found in Path(path).glob("*/review_estimates.csv"))]
+
+
+def _report_tables(folder: Path, stage: str, specs: dict) -> tuple[tuple[str, Table], ...]:
+    """Every `<stage>_*.csv` of a report folder `seam.py <stage> report` wrote, by file name in name order, each
+    read against its spec: the folder holds only the command's files, so a table no spec names is an error."""
+    tables = []
+    for file in sorted(folder.glob(f"{stage}_*.csv")):
+        if file.stem not in specs:
+            raise UserError(f"{file}: not a table of 'seam.py {stage} report' (expected one of "
+                            f"{', '.join(sorted(specs))})")
+        tables.append((file.name, read_table(file, specs[file.stem])))
+    return tuple(tables)
 
 
 def _readers(path: Path) -> tuple[str, ...]:
@@ -126,12 +130,7 @@ def read_occurrence(path: Path | None) -> Occurrence | None:
         return None
     path = Path(path)
     provenance = jsonl.load_file(path / OCCURRENCE_PROVENANCE, "the occurrence report's provenance (a JSON object)")
-    tables = []
-    for file in sorted(path.glob("occurrence_*.csv")):
-        if file.stem not in OCCURRENCE:
-            raise UserError(f"{file}: not a table of 'seam.py occurrence report' (expected one of "
-                            f"{', '.join(sorted(OCCURRENCE))})")
-        tables.append((file.name, read_table(file, OCCURRENCE[file.stem])))
+    tables = _report_tables(path, "occurrence", OCCURRENCE)
     if not tables:
         raise UserError(f"{path}: no occurrence_*.csv in it (write the report with 'seam.py occurrence report')")
     where = path / OCCURRENCE_PROVENANCE
@@ -154,4 +153,4 @@ def read_occurrence(path: Path | None) -> Occurrence | None:
         texts[key] = value
     readers = tuple(name for name in (texts["answers.reviewer"], texts["second.reviewer"]) if name is not None)
     return Occurrence(tuple(c["file"] for c in corpora), texts["judged.model"], readers, texts["statement"] or "",
-                      tuple(tables))
+                      tables)
