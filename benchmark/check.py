@@ -30,6 +30,7 @@ from common import jsonl
 from common.errors import UserError
 from common.jsonl import parse_lines
 from common.records import Cluster, Comment, shown
+from guard.mark import PASTE_RULE_BREAKS, PASTE_RULE_CHARS, paste_rule_marks
 
 LICENSE_PARTITION = {
     "MIT": "permissive", "PSF-2.0": "permissive", "CC-BY-4.0": "permissive",
@@ -41,9 +42,6 @@ CLUSTER_FIELDS = frozenset(f.name for f in dataclasses.fields(Cluster))
 COMMENT_FIELDS = frozenset(f.name for f in dataclasses.fields(Comment))
 MANIFEST = "MANIFEST.json"
 MANIFEST_KEYS = ("seed", "per_source", "benchmark_sha256", "files", "counts", "selection", "comment_pools", "inputs")
-# The paste-marking rule the original benchmark evaluated: a client that marks a paste
-# when it is longer than this many characters or has at least this many line breaks.
-MARK_CHARS, MARK_BREAKS = 800, 2
 
 
 @dataclass
@@ -133,17 +131,22 @@ def _layout_problems(row: Cluster, condition: Condition, messages: dict[str, str
                      conditions: ConditionSet) -> list[str]:
     found = []
     message, artifact = messages[condition.name], row.artifact
-    start = condition.artifact_start(row.instruction)
+    # A rule-marked condition's message follows a fixed layout before the guard (which is what the guard
+    # study measures, not a layout to check): the paste rule's pick, or the unmarked message the guard reads.
+    laid = condition.laid_out(artifact)
+    if condition.marking == "guard":
+        message = laid.message(row)
+    start = laid.artifact_start(row.instruction)
     end = start + len(artifact)
-    if not message.startswith(condition.head(row.instruction) + "\n\n"):
+    if not message.startswith(laid.head(row.instruction) + "\n\n"):
         found.append("the message does not open with the instruction and a blank line")
     if message[start:end] != artifact or message.count(artifact) != 1:
         found.append("the artifact's bytes do not stand once, verbatim, where the layout puts them")
     trailing = condition.trailing(row)
-    tail = ("\n" + condition.close if condition.close is not None else "") + (
-        "\n" * condition.breaks + trailing.text if trailing is not None else "")
+    tail = ("\n" + laid.close if laid.close is not None else "") + (
+        "\n" * laid.breaks + trailing.text if trailing is not None else "")
     if message[end:] != tail:
-        found.append(f"the message does not end with {'the closing marker and ' if condition.close else ''}"
+        found.append(f"the message does not end with {'the closing marker and ' if laid.close else ''}"
                      f"{'the comment' if trailing else 'the artifact'} as the layout says")
     texts = {"instruction": row.instruction, "artifact": artifact, "reference": row.reference or ""}
     if trailing is not None:
@@ -273,7 +276,12 @@ def _summarise(rows: list[Cluster], sha256: str, conditions: ConditionSet, resul
     uses = Counter(r.comment.id for r in rows)
     if uses:
         add(f"casual comments: {len(uses)} used, {min(uses.values())} to {max(uses.values())} clusters each")
-    unmarked = sum(len(r.artifact) <= MARK_CHARS and r.artifact.count("\n") < MARK_BREAKS for r in rows)
-    add(f"paste-marking rule (> {MARK_CHARS} characters or >= {MARK_BREAKS} line breaks) leaves "
+    unmarked = sum(not paste_rule_marks(r.artifact) for r in rows)
+    add(f"paste-marking rule (> {PASTE_RULE_CHARS} characters or >= {PASTE_RULE_BREAKS} line breaks) leaves "
         f"{unmarked} of {len(rows)} artifacts unmarked (the original benchmark: 100 of 300)")
+    for condition in conditions.user:
+        if condition.marked_by_rule:
+            marked = sum(condition.message(r) != condition.unmarked().message(r) for r in rows)
+            add(f"{condition.name}: marked by {'the guard' if condition.marking == 'guard' else 'the paste rule'} "
+                f"in {marked} of {len(rows)} messages")
     add(f"benchmark SHA-256: {sha256}")

@@ -6,6 +6,11 @@ instruction, A the artifact and C the trailing comment:
     I [" " sentence] "\\n\\n" [open "\\n"] A ["\\n" close] [breaks x "\\n" C]
 
 `pool` says which comment C is (none, the casual one, the genre-native one).
+`marking` says when the sentence and the marker lines are there: always (the
+layout above), where the guard finds the seam (`guard`: the message without
+them goes through `guard.mark.guard`, as a product would put the guard in front
+of its model), or where a client's paste-size rule would mark the paste
+(`paste-rule`: `guard.mark.paste_rule_marks` of the artifact).
 The six built-in conditions are defined in benchmark/conditions.toml; a
 condition file of the user's (`--conditions FILE`, docs/CONDITIONS.md) adds
 conditions and paired contrasts in the same format, read by the same code, so
@@ -35,6 +40,7 @@ from common import tomlfile
 from common.errors import UserError
 from common.markers import Marker
 from common.records import CONDITION_NAME_MAX, CONDITIONS, POOLS, Cluster, Comment, is_condition_name, shown
+from guard.mark import guard, paste_rule_marks
 
 BUILTIN_FILE = Path(__file__).resolve().with_name("conditions.toml")
 # The project's condition files: a row naming a condition none of the files given defines is refused naming the
@@ -43,7 +49,11 @@ PROJECT_FILES = BUILTIN_FILE.parents[1] / "data" / "conditions"
 MAX_USER_CONDITIONS = 5  # with the five built-in treatments, the ten series the rates figure tells apart
 MAX_BREAKS = 3
 MAX_TEXT = 300  # characters of a marker, a sentence or a phrase
-KEYS = ("pool", "breaks", "sentence", "open", "close", "phrase", "plural", "same_prefix_as", "same_suffix_as")
+KEYS = ("pool", "breaks", "sentence", "open", "close", "marking", "phrase", "plural", "same_prefix_as",
+        "same_suffix_as")
+# When the sentence and the markers are in the message: always, where the guard finds the seam, or where a client's
+# paste-size rule marks the paste.
+MARKINGS = ("always", "guard", "paste-rule")
 TOP_KEYS = ("contrasts", "conditions")
 SEPARATOR = "\n\n"  # between the instruction and the paste, in every condition
 HINT = "the condition file that defines it (docs/CONDITIONS.md)"
@@ -65,6 +75,25 @@ class Condition:
     same_suffix_as: str | None  # declared: every byte from the instruction's end is that condition's
     origin: str  # the file that defines it
     builtin: bool
+    marking: str = "always"  # one of MARKINGS: when the sentence and the markers are in the message
+
+    @property
+    def marked_by_rule(self) -> bool:
+        """Whether a rule (the guard, the paste rule) decides per message if the markers are there."""
+        return self.marking != "always"
+
+    def unmarked(self) -> Condition:
+        """This condition without its sentence and markers: the message a rule that does not mark leaves, and
+        the guard's input."""
+        return replace(self, sentence=None, open=None, close=None, marking="always")
+
+    def laid_out(self, artifact: str) -> Condition:
+        """The condition whose fixed layout a message of this one follows before any guard: itself, or for a
+        rule-marked condition the marked or unmarked layout the paste rule picks (the guard's input for
+        `guard`)."""
+        if self.marking == "paste-rule" and paste_rule_marks(artifact):
+            return replace(self, marking="always")
+        return self.unmarked() if self.marked_by_rule else self
 
     def head(self, instruction: str) -> str:
         """The instruction as this condition sends it: with its added sentence, if any."""
@@ -75,7 +104,19 @@ class Condition:
 
         >>> builtin().get("boundary").render("Fix it.", "x = 1", "btw lunch")
         'Fix it.\\n\\n-----BEGIN TEXT-----\\nx = 1\\n-----END TEXT-----\\nbtw lunch'
+        >>> guarded = replace(builtin().get("boundary"), marking="guard")
+        >>> guarded.render("Fix it:", "x = 1\\ny = 2", "btw lunch") == builtin().get("boundary").render(
+        ...     "Fix it:", "x = 1\\ny = 2", "btw lunch")
+        True
         """
+        laid_out = self.laid_out(artifact)
+        message = laid_out.layout(instruction, artifact, comment)
+        if self.marking == "guard":
+            return guard(message, open=self.open, close=self.close, sentence=self.sentence).message
+        return message
+
+    def layout(self, instruction: str, artifact: str, comment: str | None) -> str:
+        """The message as the fixed layout puts the parts (the module docstring), whatever the marking."""
         message = self.head(instruction) + SEPARATOR
         if self.open is not None:
             message += self.open + "\n"
@@ -311,6 +352,7 @@ def _condition(path: Path, name: str, table, builtin: bool, builtins: set[str]) 
             raise UserError(f"{at}.breaks is {shown(breaks)}, expected a whole number from 1 to {MAX_BREAKS} "
                             "(line breaks between the paste and the comment)")
     texts = {key: _text(at, key, table.get(key)) for key in ("sentence", "open", "close", "phrase")}
+    marking = _marking(at, table, texts)
     for key in ("open", "close"):
         if texts[key] is not None and not Marker.of(texts[key]).form:
             raise UserError(f"{at}.{key} is {shown(texts[key])}, expected a line with more than emphasis marks "
@@ -326,7 +368,26 @@ def _condition(path: Path, name: str, table, builtin: bool, builtins: set[str]) 
         same[key] = value
     return Condition(name=name, pool=pool, breaks=breaks, sentence=texts["sentence"], open=texts["open"],
                      close=texts["close"], phrase=texts["phrase"] or f"the {name} condition", plural=plural,
-                     **same, origin=str(path), builtin=builtin)
+                     **same, origin=str(path), builtin=builtin, marking=marking)
+
+
+def _marking(at: str, table: dict, texts: dict[str, str | None]) -> str:
+    """The `marking` key, checked: a rule that marks needs both marker lines, and a message it may or may not
+    mark declares no byte-identity with another condition."""
+    marking = table.get("marking", "always")
+    if marking not in MARKINGS:
+        raise UserError(f"{at}.marking is {shown(marking)}, expected " + " or ".join(f'"{m}"' for m in MARKINGS)
+                        + " (when the markers are in the message)")
+    if marking != "always":
+        for key in ("open", "close"):
+            if texts[key] is None:
+                raise UserError(f"{at}.{key} is missing: marking {marking!r} puts both marker lines (open and "
+                                "close) around the paste where it marks")
+        for key in ("same_prefix_as", "same_suffix_as"):
+            if table.get(key) is not None:
+                raise UserError(f"{at}.{key}: a condition with marking {marking!r} is marked message by message, "
+                                "so it declares no byte-identity with another condition")
+    return marking
 
 
 def _text(at: str, key: str, value) -> str | None:

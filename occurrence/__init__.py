@@ -19,8 +19,11 @@ offsets and features only.
 docs/OCCURRENCE.md describes the whole.
 """
 
-# Recorded in every file this package writes; bump it whenever a rule of the screen changes what it keeps.
-SCREEN_VERSION = "3"
+from common.seams import SEAMS_VERSION
+
+# Recorded in every file this package writes: the version of the seam finder's rules (common/seams/), which
+# are the screen's; bump that one whenever a rule changes what the screen keeps.
+SCREEN_VERSION = SEAMS_VERSION
 
 # The selftest's hand-written sets (occurrence/selftest/NAME.jsonl), the last held out; here, not in
 # occurrence.selftest, so that building the command line does not import the screen's rules.

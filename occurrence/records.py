@@ -24,8 +24,8 @@ from common import answerfile
 from common.answerfile import FileRef
 from common.errors import UserError
 from common.rows import Record, count, exact_fields, field, one_of, sha256, shown, text
+from common.seams.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence import SCREEN_VERSION
-from occurrence.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence.shapes import FORMATS
 from occurrence.stream import CONTAINERS
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_file
+from common.seams.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence import SCREEN_VERSION, specs
 from occurrence.records import ANSWERS, OCCURRENCE_VERSION
-from occurrence.segment import ARTIFACT_KINDS, FEATURES, SEPARATORS
 from occurrence.store import CandidatesFile, JudgedFile, SampleFile, read_candidates, read_judged, read_sample
 from stats.agreement import cross
 from stats.rates import proportion

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.seams.segment import find_seam
 from occurrence import SCREEN_VERSION
 from occurrence.progress import Progress
 from occurrence.records import OCCURRENCE_VERSION, Candidate, CorpusRef, ScreenHeader, Truncated
-from occurrence.segment import find_seam
 from occurrence.shapes import FORMATS, Conversation, conversation
 from occurrence.stream import Corpus, Reader, file_sha256, open_corpus
 

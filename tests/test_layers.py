@@ -1,6 +1,6 @@
 """The packages form layers: each imports only from the layers below it, and only public names.
 
-    common <- benchmark <- runner <- scorer <- stats <- validity <- review <- occurrence <- report <- compare
+    common <- guard <- benchmark <- runner <- scorer <- stats <- validity <- review <- occurrence <- report <- compare
 
 so a change in the scorer can never change how the benchmark is built, and a
 reader can learn the kit from the bottom up.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("common", "benchmark", "runner", "scorer", "stats", "validity", "review", "occurrence", "report",
+LAYERS = ("common", "guard", "benchmark", "runner", "scorer", "stats", "validity", "review", "occurrence", "report",
           "compare")
 
 

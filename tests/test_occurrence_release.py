@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from common import jsonl
+from common.seams.segment import FEATURES
 from occurrence import report, sample, screen, store
-from occurrence.segment import FEATURES
 from occurrence.shapes import conversation
 from occurrence.stream import Reader, open_corpus
 

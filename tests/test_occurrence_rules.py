@@ -1,6 +1,6 @@
 """The occurrence screen's rules, each on messages made up for it, and find_seam on whole messages.
 
-Every public function of occurrence.rules has a test here (the last test keeps it so), with a case it must
+Every public function of common.seams.rules has a test here (the last test keeps it so), with a case it must
 accept and one it must refuse. None of these texts comes from a real chat log.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from occurrence import layout, letters, remarks, rules, segment
-from occurrence.segment import find_seam
+from common.seams import layout, letters, remarks, rules, segment
+from common.seams.segment import find_seam
 
 CODE = ("def area(radius):\n"
         "    \"\"\"The area of a circle of this radius.\"\"\"\n"

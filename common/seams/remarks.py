@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from occurrence.layout import (
+from common.seams.layout import (
     continues_questions,
     continues_sentence,
     is_verse,
@@ -21,8 +21,8 @@ from occurrence.layout import (
     wrap_width,
     wraps_like_artifact,
 )
-from occurrence.letters import ends_with_sign_off, is_closing_line, is_postscript, is_sign_off
-from occurrence.rules import (
+from common.seams.letters import ends_with_sign_off, is_closing_line, is_postscript, is_sign_off
+from common.seams.rules import (
     USER_LABELS,
     ends_with_colon,
     is_blank,

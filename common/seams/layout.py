@@ -10,8 +10,8 @@ functions of text (docs/OCCURRENCE.md, "The screen's rules").
 
 from __future__ import annotations
 
-from occurrence.letters import ends_with_sign_off
-from occurrence.rules import is_blank, starts_lowercase
+from common.seams.letters import ends_with_sign_off
+from common.seams.rules import is_blank, starts_lowercase
 
 
 def continues_questions(tail: str, artifact: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from occurrence.rules import is_blank, word_count
+from common.seams.rules import is_blank, word_count
 
 SIGN_OFF = re.compile(r"\s*(?:many thanks|thanks in advance|thank you in advance|thanks|thank you|thx|love|"
                       r"best regards|kind regards|warm regards|regards|best|"

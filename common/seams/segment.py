@@ -13,7 +13,7 @@ The message is cut at line breaks into a lead (the instruction), an artifact
   lines up to one ending in a colon, else the first paragraph when the rest has
   another, else the first line. What lies between is the artifact.
 
-Each part is then checked by the rules in `occurrence.rules`: the lead must be
+Each part is then checked by the rules in `common.seams.rules`: the lead must be
 an instruction, the artifact a pasted block (code, or at least 10 words of
 prose), the tail a remark that is not part of the artifact. Offsets are
 character offsets into the message as given (Python string indices), so that
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from occurrence import layout, remarks, rules
+from common.seams import layout, remarks, rules
 
 # Every feature the screen records, in the order it records them (docs/OCCURRENCE.md explains each).
 FEATURES = ("code_fence", "code_block", "prose_block", "indented_block", "multi_line_artifact", "lead_colon",

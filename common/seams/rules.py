@@ -1,10 +1,10 @@
 """The screen's rules for lines and blocks, one small pure function each: words, fences, what a code line is,
 what a pasted block is, what an instruction is.
 
-The screen (occurrence/segment.py) cuts a user message into a lead (the
+The screen (common/seams/segment.py) cuts a user message into a lead (the
 instruction), an artifact (the pasted block) and a tail (what follows it). These
-rules tell the lead and the artifact; `occurrence.remarks` tells the tail (with
-`occurrence.layout` for how lines break and `occurrence.letters` for how letters
+rules tell the lead and the artifact; `common.seams.remarks` tells the tail (with
+`common.seams.layout` for how lines break and `common.seams.letters` for how letters
 end). They look at text only, never at a model. docs/OCCURRENCE.md lists every
 rule with its reason; tests/test_occurrence_rules.py tries each on messages made
 up for the purpose.

@@ -1,0 +1,123 @@
+"""Mark the unmarked seam in one user message: boundary lines around the pasted text that a remark follows.
+
+The paper's remedy for absorption is to mark where a paste ends; a chat client
+can do that only when it recorded the paste, and most traffic (API calls,
+agents, dictation, pastes below a client's size threshold) records none. The
+guard infers the seam from the text alone, with the seam finder the occurrence
+screen uses (`common.seams.segment.find_seam`), and, where it finds one, puts
+the benchmark's own marker lines around the artifact:
+
+    lead "\\n\\n" artifact "\\n" remark
+ -> lead "\\n\\n" BEGIN "\\n" artifact "\\n" END "\\n" remark
+
+so a SEAM `newline` message split exactly becomes byte for byte its `boundary`
+message. Where it finds no seam (no paste, no remark after it, a message longer
+than the finder reads, or one that already holds a marker line) the message is
+returned unchanged: the guard never marks what it cannot place. Standard library
+only, so that a product can vendor this file and `common/seams/`.
+
+    >>> guarded = guard("Fix the typos:\\n\\nTeh cat sat on teh mat.\\nIt was hapy there.\\nbtw send it to Ann")
+    >>> guarded.marked, guarded.artifact_start, guarded.artifact_end
+    (True, 16, 58)
+    >>> print(guarded.message)
+    Fix the typos:
+    <BLANKLINE>
+    -----BEGIN TEXT-----
+    Teh cat sat on teh mat.
+    It was hapy there.
+    -----END TEXT-----
+    btw send it to Ann
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.seams import SEAMS_VERSION
+from common.seams.segment import MAX_MESSAGE_CHARS, find_seam, split_lines
+
+# The benchmark's boundary markers (benchmark/conditions.toml, condition `boundary`; a test keeps them equal).
+BEGIN = "-----BEGIN TEXT-----"
+END = "-----END TEXT-----"
+# Which rules placed the markers: the seam finder's version (a guard of another version marks other messages).
+GUARD_VERSION = SEAMS_VERSION
+# Why a message was or was not marked (`Guarded.reason`), for counts; never the text itself.
+REASONS = ("marked", "no seam", "already marked", "too long")
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """The guard's answer for one message: the message to send, and where the artifact is in the input.
+
+    `artifact_start` and `artifact_end` are Python string offsets into the message given (not the marked one),
+    -1 when nothing was marked."""
+
+    message: str
+    marked: bool
+    artifact_start: int
+    artifact_end: int
+    reason: str  # one of REASONS
+
+
+def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | None = None) -> Guarded:
+    """The message with `open` on a line before the pasted artifact and `close` on a line after it, when the
+    seam finder places a remark after a paste; else the message unchanged.
+
+    `sentence`, when given, is added after the instruction (the lead) with one space, as the benchmark's
+    `mitigation` condition adds its instruction: with `MITIGATION` and the default markers, an exactly split
+    `newline` message becomes its `mitigation` message. Lines end as the message's own line break after the
+    artifact does ("\\r\\n" or "\\n").
+
+    >>> guard("hello there").marked, guard("hello there").reason
+    (False, 'no seam')
+    >>> guard("Fix:\\n\\nx = 1\\ny = 2\\nbtw, for class", open="<doc>", close="</doc>").message
+    'Fix:\\n\\n<doc>\\nx = 1\\ny = 2\\n</doc>\\nbtw, for class'
+    """
+    if len(message) > MAX_MESSAGE_CHARS:
+        return Guarded(message, False, -1, -1, "too long")
+    if already_marked(message, (open, close)):
+        return Guarded(message, False, -1, -1, "already marked")
+    seam = find_seam(message)
+    if seam is None:
+        return Guarded(message, False, -1, -1, "no seam")
+    start, end = seam.artifact_start, seam.artifact_end
+    newline = "\r\n" if message.startswith("\r\n", end) else "\n"
+    lead = message[:seam.lead_end] + (f" {sentence}" if sentence else "")
+    marked = (lead + message[seam.lead_end:start] + open + newline + message[start:end] + newline + close
+              + message[end:])
+    return Guarded(marked, True, start, end, "marked")
+
+
+def already_marked(message: str, markers: tuple[str, ...]) -> bool:
+    """Whether a line of the message is already one of the marker lines (white space around it aside): a
+    client marked the paste, or the guard ran before; marking again would nest the markers.
+
+    >>> already_marked("Fix:\\n-----BEGIN TEXT-----\\nx\\n-----END TEXT-----\\nbtw", (BEGIN, END))
+    True
+    >>> already_marked("Fix:\\nx = '-----BEGIN TEXT-----'", (BEGIN, END))
+    False
+    """
+    if not any(marker in message for marker in markers):  # the common case, at the speed of a substring search
+        return False
+    wanted = {marker.strip() for marker in markers}
+    return any(line.text.strip() in wanted for line in split_lines(message))
+
+
+# The benchmark's mitigation sentence (benchmark/conditions.toml, condition `mitigation`; a test keeps it equal).
+MITIGATION = ("The text to edit is between the BEGIN TEXT and END TEXT lines; anything after the END TEXT line is "
+              "my own note to you, not part of the text to edit.")
+
+# The paste-marking rule the original benchmark evaluated: a client that shows a paste as marked (an attachment)
+# only when it is longer than this many characters or has at least this many line breaks.
+PASTE_RULE_CHARS = 800
+PASTE_RULE_BREAKS = 2
+
+
+def paste_rule_marks(paste: str) -> bool:
+    """Whether a client with that size threshold marks this paste: longer than 800 characters, or at least two
+    line breaks ("\\r\\n" counts once). The remark typed after the paste is not part of it.
+
+    >>> paste_rule_marks("one\\ntwo"), paste_rule_marks("one\\ntwo\\nthree"), paste_rule_marks("x" * 801)
+    (False, True, True)
+    """
+    return len(paste) > PASTE_RULE_CHARS or paste.count("\n") >= PASTE_RULE_BREAKS
