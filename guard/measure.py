@@ -25,9 +25,9 @@ def verdict(result: Guarded, artifact: tuple[int, int] | None, remark: tuple[int
 
     >>> from guard.mark import guard
     >>> message = "Fix:\\n\\nx = 1\\ny = 2\\nbtw, for class"
-    >>> verdict(guard(message), (7, 19), (20, 33))
+    >>> verdict(guard(message), (6, 17), (18, 32))
     'right'
-    >>> verdict(guard(message), (7, 33), None)  # had the last line been the paste's own, the marking cuts it
+    >>> verdict(guard(message), (6, 32), None)  # had the last line been the paste's own, the marking cuts it
     'artifact cut'
     """
     if not result.marked:
