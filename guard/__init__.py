@@ -2,7 +2,9 @@
 
 The layer right above `common`: the benchmark renders its guarded conditions
 through `guard.mark`, so the guard sits below every stage. `mark` is the
-function (standard library only), `cli` the command `seam.py guard` (JSON Lines
-or one plain message) and `seam.py guard serve` (the proxy, `proxy`).
+function (standard library only); `batch` is `seam.py guard` on JSON Lines or one
+plain message; `proxy`, `relay` and `chat` are `seam.py guard serve`, the HTTP
+proxy (the server, one connection's requests, the chat request's last user
+message); `measure` says where a marking is right or wrong; `cli` wires them up.
 docs/GUARD.md says what it does, where it errs and how to deploy it.
 """
