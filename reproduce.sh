@@ -144,16 +144,39 @@ noted() {  # step "title" noted "note" command...: the note prints under its ste
 # released files that were changed are named, with what to do, before any step reports that they differ.
 mapfile -t unreleased < <("$PY" scripts/unreleased.py)
 new_files=()
+changed_files=()
 if [ ${#unreleased[@]} -gt 0 ]; then
   echo "== data/ holds what the release does not (the steps below check the release only):"
   for line in "${unreleased[@]}"; do
     echo "   ${line%% *}: ${line#* }"
     [ "${line%% *}" = new ] && new_files+=("${line#* }")
+    [ "${line%% *}" = changed ] && changed_files+=("${line#* }")
   done
   echo "   your own model's traces belong in a folder of yours (e.g. runs/): move them there and set them beside"
   echo "   the release with 'python seam.py compare runs/MODEL.jsonl --out runs/compare', which never writes"
   echo "   under data/; a changed released file comes back with 'git checkout -- FILE'"
 fi
+listed() {  # listed FILE...: the first three, then how many more
+  local text
+  printf -v text '%s, ' "${@:1:3}"
+  text=${text%, }
+  if [ $# -gt 3 ]; then text+=" and $(($# - 3)) more"; fi
+  echo "$text"
+}
+# The last line says it again (the list above has long scrolled away by then): "everything matches" is said of
+# the release, not of everything in data/.
+unreleased_note=""
+if [ ${#new_files[@]} -eq 1 ]; then
+  unreleased_note+="; 1 file in data/ is not in the release: $(listed "${new_files[@]}")"
+elif [ ${#new_files[@]} -gt 1 ]; then
+  unreleased_note+="; ${#new_files[@]} files in data/ are not in the release: $(listed "${new_files[@]}")"
+fi
+if [ ${#changed_files[@]} -eq 1 ]; then
+  unreleased_note+="; 1 released file in data/ is changed: $(listed "${changed_files[@]}")"
+elif [ ${#changed_files[@]} -gt 1 ]; then
+  unreleased_note+="; ${#changed_files[@]} released files in data/ are changed: $(listed "${changed_files[@]}")"
+fi
+if [ -n "$unreleased_note" ]; then unreleased_note+=" (named at the top)"; fi
 is_new() {  # is_new PATH: a file under data/ that the release does not have
   local file
   for file in ${new_files[@]+"${new_files[@]}"}; do [ "$file" = "$1" ] && return 0; done
@@ -304,8 +327,8 @@ done
 if [ "$failures" -eq 0 ]; then
   rerun=""
   [ ${#execute[@]} -eq 0 ] && rerun="; functional check not rerun (./reproduce.sh --execute)"
-  echo "reproduce: everything matches ($((SECONDS - started_all)) s$rerun)"
+  echo "reproduce: everything matches ($((SECONDS - started_all)) s$rerun)$unreleased_note"
 else
-  echo "reproduce: $failures step(s) FAILED ($((SECONDS - started_all)) s)"
+  echo "reproduce: $failures step(s) FAILED ($((SECONDS - started_all)) s)$unreleased_note"
   exit 1
 fi

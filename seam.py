@@ -25,10 +25,11 @@ from common.pipes import run_main  # noqa: E402
 
 # The guard (marking a message's seam before a model sees it) stands below the benchmark, which renders its
 # guarded conditions through it. The data flows down the rest of this list: clusters -> requests -> traces
-# -> labels -> tables (-> a human review) -> one HTML page of it all (-> your own model beside the released
-# ones); the occurrence audit (real chat logs) stands on top of them all.
-STAGES = ("guard.cli", "benchmark.cli", "runner.cli", "scorer.cli", "stats.cli", "validity.cli", "review.cli",
-          "occurrence.cli", "report.cli", "compare.cli")
+# (asked by the runner, or by another harness and imported: harness/) -> labels -> tables (-> a human review)
+# -> one HTML page of it all (-> your own model beside the released ones); the occurrence audit (real chat
+# logs) stands on top of them all.
+STAGES = ("guard.cli", "benchmark.cli", "runner.cli", "harness.cli", "scorer.cli", "stats.cli", "validity.cli",
+          "review.cli", "occurrence.cli", "report.cli", "compare.cli")
 # This repository's packages: a module of theirs that cannot be found is a bug, not a missing install.
 OWN_PACKAGES = frozenset({"common", *(stage.split(".")[0] for stage in STAGES)})
 

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from common import files, jsonl
 from common.errors import UserError
+from common.reading import read_bytes
 from common.rows import Record, exact_fields, field, sha256, shown, text
 
 REVIEWER_LIMIT = 100  # characters of a reviewer's name
@@ -216,7 +217,7 @@ class AnswerFormat(Generic[H, C, A]):
     def _complete(self, path: Path, allow_torn: bool) -> tuple[bytes, int]:
         """The file's bytes up to its last newline, and how many follow (a torn last line)."""
         try:
-            data = path.read_bytes()
+            data = read_bytes(path, f"a {self.what} (JSON Lines)")
         except FileNotFoundError:
             raise UserError(f"{path}: no such {self.what} (make one with '{self.made_by}')") from None
         except IsADirectoryError:

@@ -13,16 +13,24 @@ there is only one copy of them:
   Origin or Sec-Fetch-Site headers;
 - the Content-Security-Policy lets only the pages' own style and script run
   (`common.answerpage`), and a lone surrogate in a page is shown as U+FFFD;
-- a connection that sends nothing for 30 s is closed, at most 32 are served at once, and
-  a client that goes away leaves no traceback;
+- slow clients cannot hold the reviewer out: a connection that sends nothing for 30 s is
+  closed; a request's line and headers must arrive within 10 s of its first byte, and its
+  body within 10 s of its headers, however steadily they trickle (`_Deadlined`); at most
+  32 connections are served at once, and a connection past that bound closes the one that
+  has waited longest for its request (never one being answered), so that a request sent
+  whole, as a browser sends it, is answered at once; a client that goes away leaves no
+  traceback;
 - an answer is saved durably (`AnswerFormat.append`) before the page is told it was saved.
 """
 
 from __future__ import annotations
 
+import io
 import signal
+import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,7 +46,10 @@ from common.records import without_surrogates
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
 READ_TIMEOUT_S = 30  # a connection that sends nothing for this long is closed (a half-sent request holds a thread)
-MAX_CONNECTIONS = 32  # connections served at once; more are closed at once (one reviewer needs a handful)
+HEAD_TIMEOUT_S = 10  # a request's line and headers must be in within this of its first byte (a browser: at once)
+BODY_TIMEOUT_S = 10  # and its body (at most MAX_BODY) within this of its headers
+MAX_CONNECTIONS = 32  # connections served at once (one reviewer needs a handful)
+SLOT_WAIT_S = 2  # past the bound with every connection being answered, how long a new one waits for a slot
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
 
 
@@ -109,11 +120,76 @@ class AnswerSession:
             self.latest[answer.case] = answer
 
 
+class _Deadlined(io.RawIOBase):
+    """A connection's bytes as they arrive, for its handler's `rfile`: each read waits at most READ_TIMEOUT_S of
+    silence, and never past the deadline of the part of the request being read (`AnswerHandler.phase`), so a
+    client that trickles its request, a byte or a header line at a time, is let go at that deadline rather than
+    held for as long as it keeps sending."""
+
+    def __init__(self, handler: AnswerHandler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        handler = self.handler
+        wait = READ_TIMEOUT_S
+        if handler.phase in ("head", "body"):
+            wait = min(wait, handler.deadline - time.monotonic())
+            if wait <= 0:
+                raise TimeoutError(f"the request's {handler.phase} did not arrive in time")
+        handler.connection.settimeout(wait)
+        count = handler.connection.recv_into(buffer)
+        if count and handler.phase == "idle":  # a request's first byte: its line and headers must follow promptly
+            handler.phase, handler.deadline = "head", time.monotonic() + HEAD_TIMEOUT_S
+        return count
+
+
 class AnswerHandler(BaseHTTPRequestHandler):
     server: AnswerServer
     server_version = "seam-review"
     sys_version = ""
     timeout = READ_TIMEOUT_S  # socketserver sets it on the connection: reads time out, the thread ends
+    # What the connection is doing: waiting for a request ("idle"), reading its line and headers ("head") or its
+    # body ("body"), each of the last two by `deadline`; or answering it ("answer"), when it is never closed
+    # to make room (`AnswerServer.make_room`).
+    phase = "idle"
+    deadline = 0.0
+    evicted = False
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader socketserver made: the connection is read through `_Deadlined`
+        self.rfile = io.BufferedReader(_Deadlined(self))
+        self.server.waiting(self)
+
+    def finish(self) -> None:
+        self.server.done(self)
+        super().finish()
+
+    def handle_one_request(self) -> None:
+        if self.phase == "answer":  # a connection kept alive waits for its next request: it may make room again
+            self.server.waiting(self)
+        self.phase = "idle"
+        super().handle_one_request()
+
+    def answering(self) -> None:
+        """From here on the request is answered, and the connection is not closed to make room (one that already
+        was is given up: its client is told nothing)."""
+        if self.phase != "answer":
+            self.server.answering(self)
+            self.phase = "answer"
+            self.connection.settimeout(READ_TIMEOUT_S)  # for the reply: not what was left of a read's deadline
+
+    def evict(self) -> None:
+        """Close the connection to make room (its blocked read returns at once): by `AnswerServer.make_room`."""
+        self.evicted = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:  # already gone
+            pass
 
     def handle(self) -> None:
         """Serve the connection; a client that disconnects or stalls mid-request is let go quietly (no
@@ -129,6 +205,7 @@ class AnswerHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ dispatch
 
     def do_GET(self):  # noqa: N802 (http.server's naming)
+        self.answering()
         self._dispatch(self._get)
 
     def do_POST(self):  # noqa: N802
@@ -184,8 +261,13 @@ class AnswerHandler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.LENGTH_REQUIRED, "The request has no Content-Length.") from None
         if not 0 <= length <= MAX_BODY:
             raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "The answer is too large.")
+        self.phase, self.deadline = "body", time.monotonic() + BODY_TIMEOUT_S
+        body = self.rfile.read(length)
+        if len(body) < length:  # the client closed the connection (or it was closed to make room) mid-body
+            raise ConnectionAbortedError("the request's body was cut short")
+        self.answering()
         try:
-            session.submit(number, self.rfile.read(length))
+            session.submit(number, body)
         except Refused as refused:
             self._send(refused.status, session.case_page(number, error=refused.text))
             return
@@ -202,6 +284,7 @@ class AnswerHandler(BaseHTTPRequestHandler):
 
     def _send(self, status: HTTPStatus, text: str) -> None:
         data = without_surrogates(text).encode("utf-8")  # a lone surrogate (JSON allows one) is shown as U+FFFD
+        self.answering()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -210,6 +293,7 @@ class AnswerHandler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _redirect(self, location: str) -> None:
+        self.answering()
         self.send_response(HTTPStatus.SEE_OTHER)
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
@@ -244,13 +328,43 @@ class AnswerServer(ThreadingHTTPServer):
                             "(0 picks a free one)") from None
         self.allowed_hosts = frozenset({f"{HOST}:{self.server_port}", f"localhost:{self.server_port}"})
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.since: dict[AnswerHandler, float] = {}  # connections waiting for (or reading) a request, and since when
+        self.since_lock = threading.Lock()
 
     def process_request(self, request, client_address) -> None:
-        """Serve in a thread while fewer than MAX_CONNECTIONS are; past that, close the connection at once."""
+        """Serve in a thread while fewer than MAX_CONNECTIONS are; past that, first close the connection that has
+        waited longest for its request (`make_room`), and close this one only when every connection is being
+        answered and none ends within SLOT_WAIT_S."""
         if not self.slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
+            self.make_room()
+            if not self.slots.acquire(timeout=SLOT_WAIT_S):
+                self.shutdown_request(request)
+                return
         super().process_request(request, client_address)
+
+    def make_room(self) -> None:
+        """Close the connection that has waited longest for its request, or is still sending it: a slow or idle
+        client's, never one being answered. A browser sends a request whole as it connects, so this is never
+        the reviewer's request in flight."""
+        with self.since_lock:
+            if self.since:
+                oldest = min(self.since, key=self.since.__getitem__)
+                del self.since[oldest]
+                oldest.evict()
+
+    def waiting(self, handler: AnswerHandler) -> None:
+        with self.since_lock:
+            self.since[handler] = time.monotonic()
+
+    def answering(self, handler: AnswerHandler) -> None:
+        with self.since_lock:
+            if handler.evicted:  # closed to make room just before its request was complete
+                raise ConnectionAbortedError("closed to make room for another connection")
+            self.since.pop(handler, None)
+
+    def done(self, handler: AnswerHandler) -> None:
+        with self.since_lock:
+            self.since.pop(handler, None)
 
     def process_request_thread(self, request, client_address) -> None:
         try:

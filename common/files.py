@@ -7,10 +7,10 @@ import contextlib
 import csv
 import hashlib
 import os
-import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from common import tempfiles
 from common.errors import UserError
 
 
@@ -28,7 +28,7 @@ def make_parent(path: str | Path) -> None:
 def write_files(files: Mapping[str | Path, bytes], what: str | None = None) -> None:
     """Write every file or none: replace the old files only once all the new ones are on disk.
 
-    Each file is first written whole to a temporary file beside it (`<name>.<random>.tmp`) and
+    Each file is first written whole to a temporary file beside it (`<name>.<pid>-<random>.tmp`) and
     fsynced; only when all of them are written is each renamed over its destination. Any failure
     before that (a full disk, the file-size limit, a permission) removes the temporary files, leaves
     every destination as it was, and is one `UserError` naming the file and the reason; `what`
@@ -153,7 +153,7 @@ def _make_folders(path: Path, created: list[Path]) -> None:
 def _write_temporary(path: Path, data: bytes) -> Path:
     """`data` in a new file beside `path`, flushed to disk; created with the usual mode (umask applies)."""
     while True:
-        tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = tempfiles.beside(path)  # named for its process: a later run can prove it stale (common/tempfiles.py)
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             break

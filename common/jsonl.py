@@ -17,6 +17,7 @@ from typing import Any
 
 from common import files
 from common.errors import UserError
+from common.reading import SMALL_FILE_BYTES, read_bytes
 
 # A surrogate code point in a str is always a lone one (a pair is one code point): JSON can spell it
 # ("\\ud800"), UTF-8 cannot carry it. Defined once, here, the lowest module every reader of text imports.
@@ -84,7 +85,7 @@ def load_file(path: str | Path, what: str = "a JSON object") -> dict:
     `UserError` naming the file (and the line, where the JSON is malformed) and `what` was expected."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, what, limit=SMALL_FILE_BYTES)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file, expected {what}") from None
     except IsADirectoryError:
@@ -146,7 +147,7 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, "a JSON Lines file")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:

@@ -17,7 +17,9 @@ so that the files the kit rewrites keep their bytes.
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -45,6 +47,12 @@ STATUSES = ("ok", "unusable", "failed")  # of a trace row: answered, answered bu
 # What a provider's batch said of one request (an attempt's `result`, runner.batch): answered, failed on
 # its own, not processed within the batch's window, or not processed because the batch was cancelled.
 BATCH_RESULTS = ("succeeded", "errored", "expired", "canceled")
+# The longest reply text (a trace row's `output`, in characters) the kit keeps and reads. An edit of an artifact
+# of a few thousand characters is a few thousand characters long (the released replies: under 8,000), while the
+# scorer's tiers take about 50 bytes of memory per character of a reply: the runner records a longer reply cut to
+# this length and unusable, and the scorer and the validity checks exclude a longer one (a hand-made trace's) as
+# unusable, saying so (docs/RUNNER.md, "Unusable outputs").
+MAX_OUTPUT_CHARS = 1_000_000
 
 _STR, _OPT_STR = (str,), (str, type(None))
 _NAMES = frozenset({"id", "cluster", "condition", "model", "source"})  # names a row is found by: never empty
@@ -59,6 +67,31 @@ def without_surrogates(text: str) -> str:
     'a\ufffdb'
     """
     return _SURROGATE.sub("\ufffd", text)
+
+
+def finite_or_null(value: int | float | None) -> bool:
+    """Whether a number read from JSON is null or finite as a float: not NaN, Infinity or -Infinity (which
+    Python's json reads though JSON has no such numbers) nor an integer past a float's range (about 1.8e308).
+    A trace row's seconds are added up and written to tables, where either would overflow or read back as
+    `inf`, which the table's own reader refuses.
+
+    >>> finite_or_null(1.5), finite_or_null(None), finite_or_null(float("inf")), finite_or_null(10**400)
+    (True, True, False, False)
+    """
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return -sys.float_info.max <= value <= sys.float_info.max  # compared exactly: float() of it would overflow
+
+
+def _seconds(row: dict, name: str, where: str) -> float | None:
+    """row[name]: seconds, a finite number or null (`finite_or_null`)."""
+    value = field(row, name, (int, float, type(None)), where, "a number or null")
+    if not finite_or_null(value):
+        spelled = shown(value) if isinstance(value, int) else jsonl.canonical(value)  # Infinity, as in the file
+        raise UserError(f"{where}: field {name!r} is {spelled}, expected a finite number of seconds or null")
+    return value
 
 
 def request_id(cluster: str, condition: str) -> str:
@@ -216,17 +249,16 @@ class Attempt(Record):
     def from_row(cls, row: Any, where: str) -> Attempt:
         if not isinstance(row, dict):
             raise UserError(f"{where}: expected an attempt object (docs/RUNNER.md)")
-        number = (int, float, type(None))
         batch = {}
         if "batch_id" in row or "result" in row:
             batch = {"batch_id": field(row, "batch_id", _STR, where, "the provider's batch id (a string)"),
                      "result": one_of(row, "result", BATCH_RESULTS, where)}
         attempt = cls(started_at=field(row, "started_at", _STR, where, "a UTC time like 2026-01-02T03:04:05.678Z"),
-                      latency_s=field(row, "latency_s", number, where, "a number or null"),
+                      latency_s=_seconds(row, "latency_s", where),
                       http_status=field(row, "http_status", (int, type(None)), where, "an integer or null"),
                       error=field(row, "error", _OPT_STR, where, "a string or null"),
                       retry_after=field(row, "retry_after", _OPT_STR, where, "a string or null"),
-                      retry_wait_s=field(row, "retry_wait_s", number, where, "a number or null"), **batch)
+                      retry_wait_s=_seconds(row, "retry_wait_s", where), **batch)
         attempt.started(where)
         return attempt
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.records import BATCH_RESULTS, STATUSES, Attempt, TraceRow, is_condition_name, shown
+from common.reading import TRACE_FILE_BYTES, read_bytes
+from common.records import BATCH_RESULTS, STATUSES, Attempt, TraceRow, finite_or_null, is_condition_name, shown
 
 _CONTROL = re.compile(rb"[\x00-\x1f]")  # bytes JSON always escapes inside a string, and a row holds no raw one
 
@@ -52,7 +53,7 @@ def scan(path: str | Path) -> TraceFile:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, "a trace file (JSON Lines)", limit=TRACE_FILE_BYTES)
     except FileNotFoundError:
         return TraceFile(path, {}, {}, 0, None)
     except IsADirectoryError:
@@ -197,6 +198,7 @@ def _attempt(attempt: object) -> Attempt | None:
     except KeyError:
         return None
     if (type(started_at) is not str or type(latency_s) not in _NUMBER or type(retry_wait_s) not in _NUMBER
+            or not finite_or_null(latency_s) or not finite_or_null(retry_wait_s)
             or not (http_status is None or type(http_status) is int) or type(error) not in _OPTIONAL
             or type(retry_after) not in _OPTIONAL or not _utc_time(started_at)):
         return None

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import jsonl
+from common import outputs as common_outputs
 from common.errors import UserError
 from common.traces import model_of, read_final
+from compare import outputs
 from compare.merge import PANEL, RELEASED, YOURS, in_one_family, merged
 from scorer.tiers import MODEL_TIER
 
@@ -47,8 +49,8 @@ def check_out(out: Path) -> None:
 
 
 def check_outside_data(path: Path, named: str) -> None:
-    """Refuse a path that is, or leads through a link, inside data/."""
-    resolved = path.resolve()
+    """Refuse a path that is, or leads through a link, inside data/ (a link loop on the way is refused too)."""
+    resolved = common_outputs.resolved(path)
     if resolved == DATA.resolve() or resolved.is_relative_to(DATA.resolve()):
         raise UserError(f"{named}: is inside {DATA} (the release, which compare never writes to); give a folder "
                         "of your own, e.g. runs/compare")
@@ -81,14 +83,31 @@ def score(inputs: Inputs, out: Path, conditions: str | None) -> None:
 
     parser = argparse.ArgumentParser(prog="seam.py")
     scorer_cli.add_commands(parser.add_subparsers())
-    check_outside_data(out / "labels", f"{out / 'labels'}")
-    argv = ["score", *map(str, inputs.traces), "--out-dir", str(out / "labels")]
+    check_outside_data(out / outputs.LABELS, str(out / outputs.LABELS))
+    argv = ["score", *map(str, inputs.traces), "--out-dir", str(out / outputs.LABELS)]
     if conditions is not None:
         argv += ["--conditions", conditions]
     if not released_ran_entailment(inputs.released_labels):
         argv.append("--no-nli")
     args = parser.parse_args(argv)
     args.func(args)
+
+
+def files_read(inputs: Inputs, conditions: str | None, prices: str | None) -> list[tuple[Path, str]]:
+    """Every file compare reads, and what it is, for `outputs.refuse_overwritten`: the user's traces, prices
+    and condition files, and the released traces and labels (never an output: those are outside data/)."""
+    read = [(path, "trace file") for path in (*inputs.traces, *inputs.released_traces)]
+    read += [(path, "released labels file") for path in sorted(inputs.released_labels.glob("*.jsonl"))]
+    read += [(Path(path), what) for path, what in ((prices, "prices file"), (conditions, "condition file"))
+             if path is not None]
+    return read
+
+
+def check_written(path: Path, read: list[tuple[Path, str]]) -> None:
+    """Each table file as it is about to be written: outside data/, and none of the files read (the plan made
+    before scoring names every one; this keeps a table added later from ever replacing an input)."""
+    check_outside_data(path, str(path))
+    outputs.refuse_overwritten(read, [path])
 
 
 def labels_of(folder: Path, models: tuple[str, ...]) -> list[Path]:
@@ -144,10 +163,15 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     inputs = read_inputs(traces)
     defined = condition_sets.load(conditions)
     usage = UsageSettings(load_prices(prices), None if prices is None else Path(prices).name)
+    read = files_read(inputs, conditions, prices)
+    planned = outputs.planned(out, inputs.models)
+    for path in planned:  # before anything is written: a link into data/, or a link loop, where compare writes
+        check_outside_data(path, str(path))
+    outputs.refuse_overwritten(read, planned)
     settings = TableSettings(resamples=resample.DEFAULT_RESAMPLES, seed=resample.DEFAULT_SEED)
     print(f"compare: scoring {len(inputs.traces)} trace file(s): {', '.join(inputs.models)}", file=log)
     score(inputs, out, conditions)
-    mine = labels_of(out / "labels", inputs.models)  # this run's: an earlier run's other models are left out
+    mine = labels_of(out / outputs.LABELS, inputs.models)  # this run's: an earlier run's other models are left out
     origins = {model: YOURS for model in inputs.models}
     note = FAMILY_NOTES[family]
     print("compare: building the absorption tables (released and yours)", file=log)
@@ -188,14 +212,14 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
                                       labels=[inputs.released_labels, *mine])
         tables += [in_one_family(table, origins, note) for table in every.tables]
         items = every.items
-    extra = {"rates.svg": figure(combined, settings, defined.treatments),
-             "contrasts.svg": paired_figure(contrast_rows, settings), "notes.md": notes_text(notes),
-             "provenance.json": jsonl.dumps(provenance)}
+    extra = {outputs.RATES_FIGURE: figure(combined, settings, defined.treatments),
+             outputs.CONTRASTS_FIGURE: paired_figure(contrast_rows, settings), outputs.NOTES: notes_text(notes),
+             outputs.PROVENANCE: jsonl.dumps(provenance)}
     if items:
-        extra["validity_items.jsonl"] = "".join(map(jsonl.dumps, items))
-    check_outside_data(out / "report.html", str(out / "report.html"))
-    write_tables(out / "tables", tables, command="python seam.py compare", extra=extra, what="compare tables",
-                 check=lambda path: check_outside_data(path, str(path)))
+        extra[outputs.VALIDITY_ITEMS] = "".join(map(jsonl.dumps, items))
+    check_outside_data(out / outputs.PAGE, str(out / outputs.PAGE))
+    write_tables(out / outputs.TABLES, tables, command="python seam.py compare", extra=extra, what="compare tables",
+                 check=lambda path: check_written(path, read))
     print("compare: writing the report", file=log)
     page(inputs, out, conditions, mine)
     return {"models": inputs.models, "released": sorted(m for m, o in origins.items() if o == RELEASED),
@@ -211,7 +235,7 @@ def page(inputs: Inputs, out: Path, conditions: str | None, mine: list[Path]) ->
     report_cli.add_commands(parser.add_subparsers())
     argv = ["report", "--labels", str(inputs.released_labels), *map(str, mine),
             "--traces", *map(str, inputs.released_traces), *map(str, inputs.traces),
-            "--tables", str(out / "tables"), "--out", str(out / "report.html")]
+            "--tables", str(out / outputs.TABLES), "--out", str(out / outputs.PAGE)]
     if (DATA / "review").is_dir():
         argv += ["--review", str(DATA / "review")]
     if conditions is not None:

@@ -8,8 +8,9 @@ from common.argtypes import condition_file
 
 EPILOG = """\
 example:
-  # run a model into a folder of your own (git-ignored runs/), then set it beside the release
-  python seam.py run models/my-model.toml --out runs/my-model.jsonl
+  # run your model (its config, my-model.toml: docs/RUNNER.md) into a folder of your own (git-ignored
+  # runs/), then set it beside the release
+  python seam.py run my-model.toml --out runs/my-model.jsonl
   python seam.py compare runs/my-model.jsonl --out runs/compare --prices prices.toml
   # the paper's way: one Holm family of every model, released and yours
   python seam.py compare runs/*.jsonl --out runs/compare-panel --family panel

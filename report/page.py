@@ -19,7 +19,10 @@ from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from benchmark.dataset import Benchmark
+from common.errors import UserError
+from common.reading import SMALL_FILE_BYTES, read_bytes
 from report.cases import VERDICTS, ModelCases, payload, script_json, script_lines
+from report.figures import MARKS, compare_figures
 from report.gallery import KINDS, members
 from report.tables import Folder, read_occurrence, read_reviews
 from scorer.tiers import MODEL_TIER, TIERS
@@ -97,11 +100,24 @@ def _header(inputs: Inputs) -> str:
         f"{cases} treatment cases · scorer version {e(', '.join(versions))} · benchmark "
         f"<code>{e(inputs.benchmark.sha256[:16])}</code></p>",
         *_compared(inputs),
+        *_harnesses(inputs),
         '<nav><a href="#headline">1. Headline</a> <a href="#figures">2. Figures</a> '
         '<a href="#gallery">3. Specimens</a> <a href="#browser">4. Case browser</a> '
         '<a href="#validity">5. Validity</a></nav>',
         "</header>",
     ])
+
+
+def _harnesses(inputs: Inputs) -> list[str]:
+    """Which harness collected each model's outputs, when some were collected by one and imported (`seam.py
+    import`); nothing on a page of the kit's own runs (the released page among them)."""
+    named = [f"{m.model}: {', '.join(m.harnesses)}" for m in inputs.models if m.harnesses]
+    if not named:
+        return []
+    runner = [m.model for m in inputs.models if not m.harnesses]
+    rest = f"; {', '.join(runner)}: seam.py run" if runner else ""
+    return [f'<p class="meta" id="harnesses">Outputs collected by a harness and imported (<code>seam.py '
+            f"import</code>): {e('; '.join(named) + rest)}</p>"]
 
 
 def _compared(inputs: Inputs) -> list[str]:
@@ -169,14 +185,29 @@ def _rates_table(rows, defined: ConditionSet) -> str:
     return "\n".join(out)
 
 
+def _figure(path: Path) -> str:
+    """A figure's SVG text, read as a table is: a regular file of a bounded size (a link to /dev/zero is refused,
+    not read until memory runs out), UTF-8."""
+    try:
+        return read_bytes(path, "a figure (SVG)", limit=SMALL_FILE_BYTES).decode("utf-8")
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a figure (SVG)") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: byte {exc.start} is not UTF-8, expected a figure (SVG)") from None
+
+
 def _figures(inputs: Inputs) -> str:
     out = ['<section id="figures">', "<h2>2. Figures</h2>"]
+    compared = compare_figures(inputs.tables, inputs.conditions)  # a compare page's, each model marked; else {}
     for name, caption in FIGURES:
         path = inputs.tables.path / name
-        if not path.exists():
+        if name in compared:
+            svg, caption = compared[name], f"{caption} {MARKS}"
+        elif not path.exists():
             out.append(_missing(name))
             continue
-        svg = path.read_text(encoding="utf-8")
+        else:
+            svg = _figure(path)
         out.append(f'<figure id="figure-{e(path.stem)}">{svg}<figcaption>{e(caption)}</figcaption></figure>')
     contrasts = inputs.tables.absorption.get(CONTRASTS.name)
     if contrasts is not None:

@@ -13,6 +13,7 @@ occurrence/specs.py, with what its provenance says of the corpus, the judge and 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,8 +79,38 @@ def read_reviews(path: Path | None) -> list[Review]:
     against its spec (a review_*.csv no spec names is a one-line error, as a malformed table is)."""
     if path is None:
         return []
-    return [Review(folder.name, _readers(folder / REVIEW_PROVENANCE), _report_tables(folder, "review", REVIEW))
+    return [Review(_folder_name(folder, path), _readers(folder / REVIEW_PROVENANCE),
+                   _report_tables(folder, "review", REVIEW))
             for folder in sorted(found.parent for found in Path(path).glob("*/review_estimates.csv"))]
+
+
+def _folder_name(folder: Path, option: Path | str) -> str:
+    """A review report's folder name, which the page shows: refused when it is not UTF-8. A file system allows
+    any bytes but "/" and NUL in a name; Python holds one that is not UTF-8 with surrogate escapes ("bad\\udcff"),
+    which the page's UTF-8 cannot carry. The message shows the name's bytes escaped, never raw."""
+    try:
+        folder.name.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(folder.name)
+        at = _first_bad_byte(raw)
+        raise UserError(f"--review {_printable(option)}: the folder name '{_printable(folder.name)}' is not UTF-8 "
+                        f"(byte 0x{raw[at]:02X} at {at + 1}); rename it: the page names each review report by "
+                        "its folder") from None
+    return folder.name
+
+
+def _first_bad_byte(raw: bytes) -> int:
+    """Where `raw` stops being UTF-8 (it is not)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return 0
+
+
+def _printable(name: Path | str) -> str:
+    """A file name as text for a message: bytes that are not UTF-8 as escapes (\\xff)."""
+    return os.fsencode(str(name)).decode("utf-8", "backslashreplace")
 
 
 def _report_tables(folder: Path, stage: str, specs: dict) -> tuple[tuple[str, Table], ...]:
@@ -107,8 +138,18 @@ def _readers(path: Path) -> tuple[str, ...]:
         if value is not None and not isinstance(value, str):
             raise UserError(f"{path}: {key!r} is {jsonl.kind(value)}, expected a reader's name (text) or null")
         if value is not None:
-            readers.append(value)
+            readers.append(_unicode(value, path, key))
     return tuple(readers)
+
+
+def _unicode(text: str, where: Path, key: str) -> str:
+    """`text`, refused when it holds a lone surrogate: JSON can spell one ("\\ud800"), but it is no Unicode
+    text and the page's UTF-8 cannot carry it."""
+    lone = jsonl.LONE_SURROGATE.search(text)
+    if lone:
+        raise UserError(f"{where}: {key!r} holds a lone surrogate (U+{ord(lone.group()):04X} at character "
+                        f"{lone.start() + 1}), expected Unicode text")
+    return text
 
 
 @dataclass(frozen=True)
@@ -138,6 +179,7 @@ def read_occurrence(path: Path | None) -> Occurrence | None:
     if not isinstance(corpora, list) or not all(isinstance(c, dict) and isinstance(c.get("file"), str)
                                                 for c in corpora):
         raise UserError(f"{where}: 'corpora' is not a list of corpus records with a file name")
+    files = tuple(_unicode(c["file"], where, f"corpora[{index}].file") for index, c in enumerate(corpora))
     records = {}
     for key in ("judged", "answers", "second"):
         records[key] = provenance.get(key) or {}
@@ -150,7 +192,6 @@ def read_occurrence(path: Path | None) -> Occurrence | None:
                        ("statement", provenance.get("statement"))):
         if value is not None and not isinstance(value, str):
             raise UserError(f"{where}: {key!r} is {jsonl.kind(value)}, expected text or null")
-        texts[key] = value
+        texts[key] = None if value is None else _unicode(value, where, key)
     readers = tuple(name for name in (texts["answers.reviewer"], texts["second.reviewer"]) if name is not None)
-    return Occurrence(tuple(c["file"] for c in corpora), texts["judged.model"], readers, texts["statement"] or "",
-                      tables)
+    return Occurrence(files, texts["judged.model"], readers, texts["statement"] or "", tables)

@@ -29,6 +29,14 @@ def add_commands(subparsers) -> None:
                     "  report  joins the kit's verdicts and writes precision, weighted recall, agreement,\n"
                     "          per-condition miss rates and (with --second) Cohen's kappa\n"
                     "See docs/REVIEW.md.",
+        epilog="examples (a review of the released SmolLM2 labels, in a folder of yours; each step's --help has "
+               "more):\n"
+               "  python seam.py review sample data/labels/smollm2-135m.jsonl data/traces/smollm2-135m.jsonl \\\n"
+               "      --n 150 --seed 1 --out runs/smollm2.review.jsonl\n"
+               "  python seam.py review serve runs/smollm2.review.jsonl --reviewer ada   # then open "
+               "http://127.0.0.1:8765/\n"
+               "  python seam.py review report runs/smollm2.review.jsonl --labels data/labels/smollm2-135m.jsonl \\\n"
+               "      --out runs/smollm2-review",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
@@ -39,7 +47,7 @@ def add_commands(subparsers) -> None:
                     "treatment outputs. The file records the seed, the design and each stratum's population\n"
                     "and draw, and the SHA-256 of the labels and traces; it holds no kit verdict per case.",
         epilog="example:\n  python seam.py review sample data/labels/smollm2-135m.jsonl "
-               "data/traces/smollm2-135m.jsonl \\\n      --n 150 --seed 1 --out smollm2.review.jsonl",
+               "data/traces/smollm2-135m.jsonl \\\n      --n 150 --seed 1 --out runs/smollm2.review.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sample.add_argument("labels", metavar="LABELS", help="a label file, or a directory of *.jsonl label files")
     sample.add_argument("traces", metavar="TRACES", help="the trace file the labels were made from, or a "
@@ -61,7 +69,7 @@ def add_commands(subparsers) -> None:
                     "review file (fsync) before the page moves on; stop at any time and start again to\n"
                     "continue at the first unanswered case. The page shows no verdict, tier or evidence,\n"
                     "and the condition only with --show-condition.",
-        epilog="example:\n  python seam.py review serve smollm2.review.jsonl --reviewer ada\n"
+        epilog="example:\n  python seam.py review serve runs/smollm2.review.jsonl --reviewer ada\n"
                "  then open http://127.0.0.1:8765/ (keys: a / n / u, 1-7, t, Enter; listed on the page)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("review", metavar="REVIEW.jsonl", help="the review file (from 'review sample')")
@@ -79,10 +87,19 @@ def add_commands(subparsers) -> None:
                     "and write review_*.csv and .md and review_provenance.json into DIR. Same files in,\n"
                     "same bytes out. With --rescored, the verdicts come from other labels of the same\n"
                     "outputs (a rescore), measured on the same review; the design stays the draw's.",
-        epilog="example:\n  python seam.py review report smollm2.review.jsonl "
-               "--labels data/labels/smollm2-135m.jsonl --out review-report\n"
-               "  ... --second smollm2.review.bob.jsonl   # adds Cohen's kappa between the two reviewers\n"
-               "  ... --labels drawn.jsonl --rescored data/labels/smollm2-135m.jsonl   # measure a rescore",
+        epilog="example:\n"
+               "  # your review (review sample, then serve), against the labels it was drawn from\n"
+               "  python seam.py review report runs/smollm2.review.jsonl --labels data/labels/smollm2-135m.jsonl \\\n"
+               "      --out runs/smollm2-review\n"
+               "  # with a second reviewer's copy of the same sample: adds Cohen's kappa between the two\n"
+               "  python seam.py review report runs/smollm2.review.jsonl --labels data/labels/smollm2-135m.jsonl \\\n"
+               "      --second runs/smollm2.review.bob.jsonl --out runs/smollm2-review-two\n"
+               "  # a review of labels rescored since the draw (the released one): drawn from the labels of the\n"
+               "  # draw, measured on the rescored ones\n"
+               "  python seam.py review report data/review/smollm2-135m.review.jsonl \\\n"
+               "      --labels data/review/smollm2-135m.drawn-labels.jsonl --rescored "
+               "data/labels/smollm2-135m.jsonl \\\n"
+               "      --out runs/smollm2-review-released",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("review", metavar="REVIEW.jsonl", help="the answered review file")
     report.add_argument("--labels", required=True, nargs="+", metavar="LABELS",

@@ -10,4 +10,8 @@ aside), while every stage, the runner's resume included, reads a trace through
 # Recorded in every trace row; bump it whenever what the runner sends or records changes.
 # 2: hostile replies are recorded (U+FFFD, null, unusable) instead of crashing; the key is redacted in every spelling.
 # 3: rows collected through a provider's batch API (--batch): attempts name the batch and the result.
-RUNNER_VERSION = "3"
+# 4: a reply's text longer than common.records.MAX_OUTPUT_CHARS is recorded cut (unusable); a body larger than
+#    runner.transport.MAX_BODY_BYTES is not read (failed); the config's [headers], [headers_env], [query] and
+#    auth_header are sent (and recorded, secrets never); an attempt a stopped run sent and lost the answer of
+#    opens the request's next row (runner.sent).
+RUNNER_VERSION = "4"

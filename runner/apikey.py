@@ -30,6 +30,13 @@ by character as far as it matches the key. Text holding a backslash is first
 read without its backslash runs and with its \\uXXXX escapes decoded, keeping
 where each character came from, so that the pieces are found in every spelling
 and the whole of what spelled them is redacted.
+
+The config's `[headers_env]` values (a gateway's key, say) are secrets too: `read_secrets` reads them with
+the key into a `Secrets`, and every function here that takes a key takes a `Secrets` as well (or None),
+redacting each of its values as it redacts the key. They are checked like the key before anything is sent
+(printable ASCII, inner spaces allowed, at least MIN_REDACT_LENGTH characters: a shorter one could not be
+redacted without mangling ordinary text) and enter only the headers of the request being sent
+(`secret_headers`).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import re
 from typing import Any
 
 from common.errors import UserError
+from runner import providers
 from runner.config import ModelConfig
 
 REDACTED = "<redacted>"
@@ -68,6 +76,67 @@ def read_api_key(config: ModelConfig) -> str | None:
                         "without spaces: set the variable again without it (a line break or space copied "
                         "along with the key?)")
     return key
+
+
+class Secrets(tuple):
+    """The run's secrets: the API key (if any), then the values of the config's `[headers_env]`, as a tuple of
+    the strings to redact; `api_key` and `headers` (header -> value) say where each is sent."""
+
+    api_key: str | None
+    headers: dict[str, str]
+
+    def __new__(cls, api_key: str | None = None, headers: dict[str, str] | None = None):
+        headers = dict(headers or {})
+        self = super().__new__(cls, tuple(value for value in (api_key, *headers.values()) if value))
+        self.api_key, self.headers = api_key, headers
+        return self
+
+
+def read_secrets(config: ModelConfig) -> Secrets:
+    """The key (`read_api_key`) and the `[headers_env]` values, read from the environment and checked before
+    anything is sent; none of them is ever quoted in a message."""
+    headers = {}
+    for header, variable in config.headers_env.items():
+        value = os.environ.get(variable, "")
+        where = f"{config.path}: [headers_env] {header}"
+        if not value.strip():
+            raise UserError(f"{where} names the environment variable {variable}, which is not set; export "
+                            f"{variable}=... or remove the header")
+        problem = header_value_problem(value)
+        if problem:
+            raise UserError(f"{where}: the value of the environment variable {variable} holds {problem}; a header "
+                            "value read from the environment is printable ASCII (spaces inside only) of at least "
+                            f"{MIN_REDACT_LENGTH} characters (a shorter one cannot be kept out of the trace: give "
+                            "a value that is no secret in [headers])")
+        headers[header] = value
+    return Secrets(read_api_key(config), headers)
+
+
+def header_value_problem(value: str) -> str | None:
+    """What is wrong with a secret header value, without quoting it; None when it can be sent and redacted."""
+    if len(value) < MIN_REDACT_LENGTH:
+        return f"only {len(value)} characters"
+    if value[0] == " " or value[-1] == " ":
+        return "a space at its start or end"
+    return key_problem(value.replace(" ", "!"))
+
+
+def secret_headers(provider, config: ModelConfig, secrets: str | Secrets | None) -> dict:
+    """The headers carrying secrets, added to a request only when it is sent: the key's (the provider's auth
+    header, or the config's `auth_header`) and the `[headers_env]` ones. `secrets` may be the key alone."""
+    api_key = secrets.api_key if isinstance(secrets, Secrets) else secrets
+    headers = {} if api_key is None else providers.key_headers(provider, config, api_key)
+    if isinstance(secrets, Secrets):
+        headers.update(secrets.headers)
+    return headers
+
+
+def placeholder_headers(provider, config: ModelConfig) -> dict:
+    """The secret headers as `--dry-run` prints them: each value is the name of its variable, `${VARIABLE}`."""
+    headers = {} if config.api_key_env is None else providers.key_headers(provider, config,
+                                                                          f"${{{config.api_key_env}}}")
+    headers.update({header: f"${{{variable}}}" for header, variable in config.headers_env.items()})
+    return headers
 
 
 def key_problem(key: str) -> str | None:
@@ -115,11 +184,20 @@ def _active(api_key: str | None) -> bool:
     return bool(api_key) and len(api_key) >= MIN_REDACT_LENGTH
 
 
-def redact(text: str, api_key: str | None) -> str:
-    """`text` with every spelling of the key replaced by <redacted>."""
-    if not _active(api_key):
-        return text
-    return _redact(text, api_key, _pattern(api_key))
+def _keys(secrets: str | Secrets | None) -> tuple[str, ...]:
+    """The strings to redact: the key alone, or each value of a `Secrets`, those long enough to redact."""
+    if secrets is None:
+        return ()
+    if isinstance(secrets, str):
+        return (secrets,) if _active(secrets) else ()
+    return tuple(key for key in secrets if _active(key))
+
+
+def redact(text: str, api_key: str | Secrets | None) -> str:
+    """`text` with every spelling of the key (of each secret) replaced by <redacted>."""
+    for key in _keys(api_key):
+        text = _redact(text, key, _pattern(key))
+    return text
 
 
 def piece_length(api_key: str) -> int:
@@ -238,15 +316,18 @@ def _redact(text: str, api_key: str, pattern: re.Pattern) -> str:
     return _redact_pieces(text, api_key)
 
 
-def redact_value(value: Any, api_key: str | None) -> Any:
+def redact_value(value: Any, api_key: str | Secrets | None) -> Any:
     """A JSON value (a row) with `redact` applied to every string in it, object keys included."""
-    if not _active(api_key):
+    keys = _keys(api_key)
+    if not keys:
         return value
-    pattern = _pattern(api_key)
+    patterns = [(key, _pattern(key)) for key in keys]
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):
-            return _redact(item, api_key, pattern)
+            for key, pattern in patterns:
+                item = _redact(item, key, pattern)
+            return item
         if isinstance(item, dict):
             return {walk(key): walk(inner) for key, inner in item.items()}
         if isinstance(item, list | tuple):
@@ -256,11 +337,13 @@ def redact_value(value: Any, api_key: str | None) -> Any:
     return walk(value)
 
 
-def leaks(text: str, api_key: str | None) -> bool:
-    """Whether `text` (e.g. a dumped row) still spells the key, or a run of at least `piece_length` of its
-    characters, in any of the ways `redact` knows."""
-    if not _active(api_key):
-        return False
+def leaks(text: str, api_key: str | Secrets | None) -> bool:
+    """Whether `text` (e.g. a dumped row) still spells the key (or a secret), or a run of at least `piece_length`
+    of its characters, in any of the ways `redact` knows."""
+    return any(_leaks(text, key) for key in _keys(api_key))
+
+
+def _leaks(text: str, api_key: str) -> bool:
     if "\\" not in text:
         return api_key in text or bool(_runs(text, api_key))
     return _pattern(api_key).search(text) is not None or bool(_runs(_read(text), api_key))

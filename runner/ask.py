@@ -12,25 +12,29 @@ with an integer too long to convert, the request fails with that reason; lone
 surrogate escapes ("\\udc80", which UTF-8 cannot carry) are recorded as
 U+FFFD and numbers JSON cannot carry (NaN, Infinity, 1e400) as null, and the
 row is then unusable with a reason saying so (`sanitize`), so that a trace row
-is always strict JSON and never a silent edit of what the server sent.
+is always strict JSON and never a silent edit of what the server sent. A text
+longer than a trace keeps (`common.records.MAX_OUTPUT_CHARS`) is recorded cut to
+that length, and the row is unusable saying so (`shorten`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from common import jsonl
 from common.jsonl import LONE_SURROGATE
 from common.plural import plural
-from common.records import Attempt, shown
-from runner.apikey import redact
+from common.records import MAX_OUTPUT_CHARS, Attempt, shown
+from runner.apikey import Secrets, redact, secret_headers
 from runner.config import ModelConfig
-from runner.providers import Provider, Reply, ResponseShapeError
+from runner.providers import Provider, Reply, ResponseShapeError, build
 from runner.retry import FATAL_STATUSES, RetryPolicy, is_retryable_status, parse_retry_after, retry_wait_s
 from runner.transport import Exchange, post
 
@@ -51,6 +55,7 @@ class Outcome:
     body: dict  # the body sent (its canonical JSON is the bytes on the wire), the key never in it
     fatal: bool = False  # this failure would repeat for every request: stop the run
     exhausted: bool = False  # failed because every retry was used up (a server down, or this request)
+    unreachable: str | None = None  # no connection could be made before any answer came: nothing to record
 
 
 @dataclass(frozen=True)
@@ -67,18 +72,23 @@ def canonical_body(body: dict) -> bytes:
     return jsonl.canonical(body).encode("utf-8")
 
 
-def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_key: str | None,
+def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_key: str | Secrets | None,
         request_id: str, policy: RetryPolicy, pace: Callable[[], bool],
         sleep: Callable[[float], bool],
-        note_wait: Callable[[float, str], None] | None = None) -> Outcome | None:
+        note_wait: Callable[[float, str], None] | None = None,
+        note_send: Callable[[], Callable[[], None]] | None = None,
+        reached: threading.Event | None = None) -> Outcome | None:
     """All attempts for one request. `pace()` (the rate cap) and `sleep(seconds)` (the retry wait)
     return False when the run is stopping; the request is then abandoned (None) and, having no
     row, is asked again on the next run. `note_wait(until, header)` is told, before the wait
     starts, when a server's Retry-After asks not to try again before Unix time `until`, so that
-    a run killed during the wait still honours it on the next run (runner.pending)."""
-    url, headers, body = provider.build_request(config, message)
-    if api_key is not None:
-        headers = {**headers, **provider.auth_headers(api_key)}
+    a run killed during the wait still honours it on the next run (runner.pending).
+    `note_send()` is called just before each attempt is sent (runner.sent) and returns what undoes
+    the note when nothing was sent after all. `reached` is set once any answer came from the server;
+    until then a connection refused or an unknown host ends the request at once with `unreachable`
+    set (a wrong base_url: every request would meet it), its note undone."""
+    url, headers, body = build(provider, config, message)
+    headers = {**headers, **secret_headers(provider, config, api_key)}
     data = canonical_body(body)
     attempts: list[Attempt] = []
 
@@ -90,11 +100,19 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_k
     for number in range(policy.max_retries + 1):
         if not pace():
             return None
+        undo = note_send() if note_send is not None else None
         exchange = post(session, url, headers, data, config.timeout_s)
         verdict = judge(exchange, provider, config, api_key)
         attempts.append(Attempt(started_at=exchange.started_at, latency_s=exchange.latency_s,
                                 http_status=exchange.status, error=verdict.error,
                                 retry_after=exchange.retry_after, retry_wait_s=None))
+        if reached is not None:
+            if exchange.status is not None:
+                reached.set()
+            elif exchange.unreachable and not reached.is_set():
+                if undo is not None:
+                    undo()
+                return outcome("failed", verdict.error, unreachable=exchange.unreachable)
         if verdict.kind == "done":
             reason = reply_reason(verdict.reply.problem, verdict.note)
             return outcome("ok" if reason is None else "unusable", reason, verdict)
@@ -114,6 +132,27 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_k
     return outcome("failed", f"gave up after {tried}; last: {attempts[-1].error}", exhausted=True)
 
 
+def unreachable_message(config: ModelConfig, why: str) -> str:
+    """The one line a run stops with when no connection to base_url could be made: its host and port (no
+    secret is ever in base_url: the config refuses credentials there) and what to check."""
+    host, port = host_port(config.base_url)
+    check = ("is the host name right?" if why.startswith("unknown host") else
+             "is the server running, at that address and port?")
+    return (f"cannot reach {host}:{port} ({why}), the base_url of {config.path} ({config.base_url}); nothing was "
+            f"sent and nothing recorded: {check}")
+
+
+def host_port(url: str) -> tuple[str, int | str]:
+    """(host, port) of a URL as a message names them, the port filled in from the scheme."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "?", parts.port
+    except ValueError:
+        return "?", "?"
+    host = f"[{host}]" if ":" in host else host
+    return host, port or {"https": 443, "http": 80}.get(parts.scheme, "?")
+
+
 def reply_reason(problem: str | None, note: str | None) -> str | None:
     """Why a 2xx reply is unusable: the provider's problem first, then what recording it changed."""
     return "; ".join(part for part in (problem, note) if part) or None
@@ -125,6 +164,8 @@ def judge(exchange: Exchange, provider: Provider, config: ModelConfig, api_key: 
         error = _cut(redact(exchange.error, api_key), ERROR_TEXT_CHARS)
         if exchange.fatal:
             return Verdict("fatal", f"{error} (check base_url {config.base_url} and the key's variable)")
+        if exchange.too_large:  # the server would send it again
+            return Verdict("fail", error)
         return Verdict("retry", error)
     status = exchange.status
     if not 200 <= status <= 299:
@@ -149,6 +190,7 @@ def judge(exchange: Exchange, provider: Provider, config: ModelConfig, api_key: 
         return Verdict("fail", f"HTTP {status} with JSON nested too deeply to read (more than "
                                f"{MAX_REPLY_DEPTH} levels): {_snippet(exchange.body, api_key)}")
     data, note = sanitize(data)
+    data, cut = shorten(data)
     try:
         reply = provider.parse_response(data)
     except ResponseShapeError as exc:
@@ -156,7 +198,37 @@ def judge(exchange: Exchange, provider: Provider, config: ModelConfig, api_key: 
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:  # a shape no check foresaw
         return Verdict("fail", f"HTTP {status} with an unexpected response: {type(exc).__name__}: "
                                f"{_cut(redact(str(exc), api_key), ERROR_TEXT_CHARS)}")
-    return Verdict("done", reply=reply, response=data, note=note)
+    if reply.output is not None and len(reply.output) > MAX_OUTPUT_CHARS:  # text parts joined, each within it
+        reply = replace(reply, output=reply.output[:MAX_OUTPUT_CHARS])
+        cut = cut or f"the reply's text is longer than the {MAX_OUTPUT_CHARS:,} characters a trace keeps; cut to them"
+    return Verdict("done", reply=reply, response=data, note=reply_reason(note, cut))
+
+
+def shorten(data: Any, limit: int = MAX_OUTPUT_CHARS) -> tuple[Any, str | None]:
+    """`data` with every string longer than `limit` characters cut to its first `limit`, and a note of it (None
+    if none was): a trace keeps a reply's text up to MAX_OUTPUT_CHARS (common.records), in `output` and in
+    `response` alike, so that no later stage reads one longer."""
+    cut: list[tuple[str, int]] = []
+
+    def walk(item: Any, where: str) -> Any:
+        if isinstance(item, str):
+            if len(item) > limit:
+                cut.append((where, len(item)))
+                return item[:limit]
+            return item
+        if isinstance(item, dict):
+            return {walk(key, f"{where} (a key)"): walk(inner, f"{where}.{key}") for key, inner in item.items()}
+        if isinstance(item, list):
+            return [walk(inner, f"{where}[{index}]") for index, inner in enumerate(item)]
+        return item
+
+    shortened = walk(data, "response")
+    if not cut:
+        return data, None
+    where, length = cut[0]
+    return shortened, (f"the reply held {len(cut)} {plural(len(cut), 'text')} longer than the {limit:,} characters "
+                       f"a trace keeps (the first in {_cut(SURROGATE.sub('?', where), 120)}, {length:,} characters); "
+                       f"recorded cut to {limit:,}")
 
 
 def _depth(value: Any) -> int:

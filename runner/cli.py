@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 
 from common.argtypes import condition_file, names, positive_float, positive_int, selection_spellings
@@ -10,28 +12,33 @@ from common.plural import plural
 
 RUN_EPILOG = """\
 examples:
-  # the whole benchmark (1,800 requests) against one model
-  python seam.py run models/gpt-x.toml --out runs/gpt-x-2026-01.jsonl
-  # look first: the exact request bodies for two clusters, nothing sent
-  python seam.py run models/gpt-x.toml --first 2 --dry-run
-  # a local llama.cpp server (base_url = "http://127.0.0.1:8080/v1", no api_key_env)
-  python seam.py run models/local.toml --out runs/local.jsonl --only clean,newline
-  # some clusters only (the same selection options as seam.py prompts)
-  python seam.py run models/local.toml --out runs/local.jsonl --sources austen,pyfaq --first 5
-  python seam.py run models/local.toml --out runs/local.jsonl --cluster-ids humaneval-011,austen-007
-  # what it will cost, before it starts (no network): requests, tokens and, with prices, dollars
-  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --estimate --prices prices.toml
+  # look first: the exact request bodies for two clusters, nothing sent (a released model's config)
+  python seam.py run data/models/smollm2-135m.toml --first 2 --dry-run
+  # what it will cost, before it starts (no network): requests and tokens
+  python seam.py run data/models/smollm2-135m.toml --out runs/smollm2-135m.jsonl --estimate
+  # the whole benchmark (1,800 requests) into a folder of yours (runs/ is git-ignored), from the local
+  # llama.cpp server this config names (bash scripts/serve_local.sh starts it); rerun the same to resume
+  python seam.py run data/models/smollm2-135m.toml --out runs/smollm2-135m.jsonl
+  # some clusters and conditions only (the same selection options as seam.py prompts)
+  python seam.py run data/models/smollm2-135m.toml --out runs/smollm2-part.jsonl --only clean,newline \\
+      --sources austen,pyfaq --first 5
+  python seam.py run data/models/smollm2-135m.toml --out runs/smollm2-part.jsonl \\
+      --cluster-ids humaneval-011,austen-007
+  # your own model: a config of yours (my-model.toml, every key: docs/RUNNER.md) and, for dollars, a
+  # prices file of yours (prices.toml, USD per million tokens: seam.py usage --help shows one)
+  python seam.py run my-model.toml --out runs/my-model.jsonl --estimate --prices prices.toml
   # refuse to start if the estimate's upper end (95th-percentile completions) is over $5
-  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --prices prices.toml --max-cost 5
+  python seam.py run my-model.toml --out runs/my-model.jsonl --prices prices.toml --max-cost 5
   # through the provider's batch API (OpenAI, Anthropic, Gemini): about half the price, within 24 h;
   # stopped (Ctrl+C, a kill) it resumes the same batch when the same command is run again
-  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --batch
-  python seam.py run models/gpt-x.toml --out runs/gpt-x.jsonl --batch --batch-cancel   # cancel it
-  # request rows from a file instead of the benchmark
-  python seam.py run models/gpt-x.toml --requests my_requests.jsonl --out traces.jsonl
+  python seam.py run my-model.toml --out runs/my-model.jsonl --batch
+  python seam.py run my-model.toml --out runs/my-model.jsonl --batch --batch-cancel   # cancel it
+  # request rows from a file instead of the benchmark (here two clusters' rows, as seam.py prompts writes them)
+  python seam.py prompts --cluster-ids humaneval-011,austen-007 > my-requests.jsonl
+  python seam.py run data/models/smollm2-135m.toml --requests my-requests.jsonl --out runs/my-requests.jsonl
   # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
-  python seam.py run models/gpt-x.toml --conditions data/conditions/example.toml \\
-      --only xml-tags,fenced,only-revised --out data/studies/example/traces/gpt-x.jsonl
+  python seam.py run data/models/smollm2-135m.toml --conditions data/conditions/example.toml \\
+      --only xml-tags,fenced,only-revised --out runs/example/traces/smollm2-135m.jsonl
 
 Rerunning the same command resumes: ids that already have a final row are skipped.
 Exit status: 0 when every request asked got an answer (ok or unusable), 1 when some
@@ -65,6 +72,9 @@ def add_commands(subparsers) -> None:
     selection_spellings(parser)  # --clusters N (now --first N), --source, --condition, --cluster: refused with a hint
     parser.add_argument("--dry-run", action="store_true",
                         help="print the exact requests (URL, headers without the key, body) and send nothing")
+    parser.add_argument("--check-connection", action="store_true",
+                        help="send the first request once (no retry) and say what came back, recording nothing "
+                             "(it is paid for); with --dry-run the bodies are printed too")
     parser.add_argument("--retry-unusable", action="store_true",
                         help="ask again the requests whose final row is unusable (history kept)")
     parser.add_argument("--retry-failed", action="store_true",
@@ -118,6 +128,45 @@ def estimated(config, requests, args):
                     completions=released_completions(), batch=args.batch)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill PID`), raised in the main thread as Ctrl+C raises KeyboardInterrupt, so that a run stops
+    the same way: the rows written are kept, requests in flight are asked again on the next run."""
+
+
+@contextlib.contextmanager
+def sigterm_stops():
+    """While the block runs, SIGTERM raises `Terminated`; a second SIGTERM kills as it always did."""
+    def terminated(signum, frame):
+        signal.signal(signal.SIGTERM, previous)
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (a caller's): SIGTERM keeps its own handling
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def within_budget(found, max_cost: float, model: str) -> tuple[bool, str]:
+    """Whether a run with this estimate would start under --max-cost, and the line that says so."""
+    from runner.estimate import dollars
+    from runner.prices import quoted
+
+    if found.price is None:
+        return False, (f"--max-cost needs a price for model {model!r}: give --prices FILE with a "
+                       f"[{quoted(model)}] table")
+    upper = found.upper_cost
+    if upper > max_cost:
+        return False, (f"the estimate's upper end is {dollars(upper)} (95th-percentile completions; "
+                       f"{dollars(found.cost(found.completion_median))} at the median), over --max-cost "
+                       f"{dollars(max_cost)}: nothing was sent (see --estimate)")
+    return True, f"the estimate's upper end, {dollars(upper)}, is within --max-cost {dollars(max_cost)}"
+
+
 def run_command(args) -> int:
     from benchmark import conditions
     from common.errors import UserError
@@ -127,6 +176,9 @@ def run_command(args) -> int:
 
     if (args.batch_cancel or args.batch_poll is not None) and not args.batch:
         raise UserError("--batch-cancel and --batch-poll go with --batch")
+    if args.check_connection and (args.estimate or args.batch):
+        raise UserError("--check-connection sends one request to the synchronous endpoint: it goes without "
+                        "--estimate (which sends nothing) and --batch")
     config = load_config(args.config)
     defined = conditions.load(args.conditions)
     filters = {"conditions": args.only, "sources": args.sources, "cluster_ids": args.cluster_ids,
@@ -140,34 +192,50 @@ def run_command(args) -> int:
         if args.estimate:
             for line in found.lines(config.name, config.max_tokens):
                 print(line)
+            if args.max_cost is not None:  # what the same command without --estimate would do
+                starts, why = within_budget(found, args.max_cost, config.name)
+                print(f"  --max-cost: {why}: the run would {'start' if starts else 'be refused'}")
             return 0
-        if found.price is None:
-            from runner.prices import quoted
+        starts, why = within_budget(found, args.max_cost, config.name)
+        if not starts:
+            raise UserError(why)
+    if args.dry_run or args.check_connection:
+        if args.dry_run:
+            count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
+                            retry_failed=args.retry_failed)
+            print(f"run: dry run, {count} {plural(count, 'request')} printed, none sent", file=sys.stderr)
+        if args.check_connection:
+            from runner.check import check_connection
+            from runner.run import to_send
 
-            raise UserError(f"--max-cost needs a price for model {config.name!r}: give --prices FILE with a "
-                            f"[{quoted(config.name)}] table")
-        if found.upper_cost > args.max_cost:
-            from runner.estimate import dollars
-
-            raise UserError(f"the estimate's upper end is {dollars(found.upper_cost)} (95th-percentile completions; "
-                            f"{dollars(found.cost(found.completion_median))} at the median), over --max-cost "
-                            f"{dollars(args.max_cost)}: nothing was sent (see --estimate)")
-    if args.dry_run:
-        count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
-                        retry_failed=args.retry_failed)
-        print(f"run: dry run, {count} {plural(count, 'request')} printed, none sent", file=sys.stderr)
+            todo = to_send(config, requests, args.out, retry_unusable=args.retry_unusable,
+                           retry_failed=args.retry_failed)
+            print(check_connection(config, todo, requests), file=sys.stderr)
         return 0
     if not args.out:
         raise UserError("--out TRACES.jsonl is required (or use --dry-run)")
-    if args.batch:
-        from runner.batch.run import PollPolicy, run_batch
+    try:
+        with sigterm_stops():
+            if args.batch:
+                from runner.batch.run import PollPolicy, run_batch
 
-        summary = run_batch(config, requests, args.out, retry_unusable=args.retry_unusable,
-                            retry_failed=args.retry_failed, move_torn=args.move_torn, cancel=args.batch_cancel,
-                            poll=PollPolicy(first_s=args.batch_poll or PollPolicy.first_s))
-    else:
-        summary = run(config, requests, args.out, retry_unusable=args.retry_unusable,
-                      retry_failed=args.retry_failed, move_torn=args.move_torn)
+                summary = run_batch(config, requests, args.out, retry_unusable=args.retry_unusable,
+                                    retry_failed=args.retry_failed, move_torn=args.move_torn,
+                                    cancel=args.batch_cancel,
+                                    poll=PollPolicy(first_s=args.batch_poll or PollPolicy.first_s))
+            else:
+                summary = run(config, requests, args.out, retry_unusable=args.retry_unusable,
+                              retry_failed=args.retry_failed, move_torn=args.move_torn)
+    except KeyboardInterrupt as exc:
+        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl+C"
+        print(f"run: stopped by {how}; the rows written so far are kept in {args.out}, and requests in flight "
+              "are asked again (seam.py usage counts them as sent): run the same command again to resume",
+              file=sys.stderr)
+        if isinstance(exc, Terminated):
+            return 128 + signal.SIGTERM
+        raise
+    if summary.unreachable:  # nothing was sent or recorded: one line says why
+        raise UserError(summary.stopped)
     counts = summary.counts
     print(f"run: wrote {summary.asked} {plural(summary.asked, 'row')} to {args.out} (ok {counts.get('ok', 0)}, "
           f"unusable {counts.get('unusable', 0)}, failed {counts.get('failed', 0)}); {summary.skipped} already done",

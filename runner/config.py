@@ -15,6 +15,14 @@ nested past its recursion), and a `base_url` that does not parse
 as an http(s) URL with a host and a port from 1 to 65535, or that holds
 white space, credentials, a query or a fragment. Values are quoted cut short
 (`common.records.shown`), credentials in a URL never.
+
+What a gateway or a hosted deployment needs besides the body is refused here too when it could leak or
+break the request: `[headers]` (literal values, recorded in every row, so a header named like a credential
+is refused and must come from `[headers_env]`, whose values are read from the environment when sending and
+never written), `[query]` (appended to every endpoint URL, recorded in it: no credential-like names either)
+and `auth_header` (the header that carries the key instead of the provider's, e.g. Azure's `api-key`). A
+header the runner or the HTTP library sets itself (Content-Type, User-Agent, Host, the provider's own such as
+anthropic-version, the key's) may not be set.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import datetime
 import ipaddress
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +49,14 @@ MAX_TIMEOUT_S = 86400.0  # one day: far above any reply, far below what a socket
 MIN_REQUESTS_PER_MINUTE = 1 / 3600  # one attempt an hour; fewer would wait past what a clock can take
 HOST_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")  # a host name (after IDNA) or an IPv4 address
 MAX_PARAMS_DEPTH = 32  # keys and array positions from [params] down to a value; real bodies nest a handful
+# An HTTP header name (RFC 9110 "token"); a literal value: printable ASCII, inner spaces allowed.
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+HEADER_VALUE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
+MAX_HEADER_VALUE = 4096
+# Names whose value is a secret: a literal [headers] value or a [query] value is written into every row.
+CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|passw|cookie|credential|^sig$", re.IGNORECASE)
+# Headers the HTTP library sets (or must): never from the config.
+TRANSPORT_HEADERS = ("host", "content-length", "transfer-encoding", "connection", "user-agent")
 CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
@@ -62,6 +78,10 @@ class ModelConfig:
     requests_per_minute: float | None = None
     max_tokens_field: str = "max_tokens"
     params: dict = field(default_factory=dict)
+    headers: dict = field(default_factory=dict)  # header -> literal value, sent and recorded
+    headers_env: dict = field(default_factory=dict)  # header -> environment variable: sent, never recorded
+    query: dict = field(default_factory=dict)  # query parameter -> value, appended to every endpoint URL
+    auth_header: str | None = None  # the header carrying the key instead of the provider's (runner.apikey)
 
 
 # key: (kind, required, what is expected)
@@ -79,6 +99,10 @@ KEYS: dict[str, tuple[str, bool, str]] = {
     "requests_per_minute": ("number", False, "a number >= 1/3600 (one attempt an hour)"),
     "max_tokens_field": ("str", False, "one of " + ", ".join(MAX_TOKENS_FIELDS) + " (openai only)"),
     "params": ("table", False, "a table of extra request-body parameters"),
+    "headers": ("table", False, "a table of header names and literal (non-secret) values"),
+    "headers_env": ("table", False, "a table of header names and the environment variables holding their values"),
+    "query": ("table", False, "a table of query parameter names and values"),
+    "auth_header": ("str", False, "the name of the header that carries the key (e.g. api-key)"),
 }
 
 
@@ -170,10 +194,79 @@ def parse_config(raw: dict[str, Any], *, path: str, text: str = "") -> ModelConf
         params=values.get("params", {}),
     )
     try:  # a [params] entry that would override or break the request is caught now, not mid-run
-        provider.build_request(config, "")
+        _, provider_headers, _ = provider.build_request(config, "")
     except ValueError as exc:
         raise fail("params", f"[params]: {exc}") from None
-    return config
+    extra = _request_extras(values, provider, provider_headers, path, text)
+    return replace(config, **extra) if extra else config
+
+
+def _request_extras(values: dict, provider, provider_headers: dict, path: str, text: str) -> dict:
+    """The checked `headers`, `headers_env`, `query` and `auth_header` of a config (only those it sets)."""
+
+    def fail(table: str, key: str | None, problem: str) -> UserError:
+        line = (tomlfile.line_of(text, key, tomlfile.table_start(text, table)) if key is not None else None) \
+            or _line_of(text, table)
+        return UserError(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+
+    extra: dict[str, Any] = {}
+    if "auth_header" in values:
+        auth = values["auth_header"]
+        if not HEADER_NAME.fullmatch(auth):
+            raise fail("auth_header", None, f"key 'auth_header' must be an HTTP header name, got {shown(auth)}")
+        if "api_key_env" not in values:
+            raise fail("auth_header", None, "key 'auth_header' names the header that carries the key, but the "
+                                             "config names no api_key_env to read the key from")
+        extra["auth_header"] = auth
+    key_header = (extra.get("auth_header") or provider.AUTH_HEADER) if "api_key_env" in values else None
+    own = {name.lower(): "the runner sets it" for name in provider_headers}
+    own.update({name: "the HTTP library sets it" for name in TRANSPORT_HEADERS})
+    if extra.get("auth_header", "").lower() in own:
+        raise fail("auth_header", None, f"key 'auth_header' may not be {shown(extra['auth_header'])}: "
+                                         f"{own[extra['auth_header'].lower()]}")
+    if key_header:
+        own[key_header.lower()] = "it carries the key (api_key_env)"
+    seen: dict[str, str] = {}
+    for table in ("headers", "headers_env"):
+        for name, value in values.get(table, {}).items():
+            where = f"[{table}] {shown(name)}"
+            if not HEADER_NAME.fullmatch(name):
+                raise fail(table, name, f"{where} is not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)")
+            if name.lower() in own:
+                raise fail(table, name, f"{where} may not be set: {own[name.lower()]}")
+            if name.lower() in seen:
+                raise fail(table, name, f"{where} is set twice (also in [{seen[name.lower()]}]; header names are "
+                                        "case-insensitive)")
+            seen[name.lower()] = table
+            if not isinstance(value, str):
+                raise fail(table, name, f"{where} must be a string, got {_describe(value)}")
+            if table == "headers":
+                if CREDENTIAL_NAME.search(name):
+                    raise fail(table, name, f"{where} is named like a credential, and a literal value is written "
+                                            "into every trace row: give it through [headers_env] (the name of an "
+                                            "environment variable holding it), whose values are never written")
+                if len(value) > MAX_HEADER_VALUE or not HEADER_VALUE.fullmatch(value):
+                    raise fail(table, name, f"{where} must be printable ASCII (spaces inside only), at most "
+                                            f"{MAX_HEADER_VALUE:,} characters, got {shown(value)}")
+            elif not ENV_PATTERN.fullmatch(value):
+                raise fail(table, name, f"{where} must be the name of an environment variable, got {shown(value)}")
+        if values.get(table):
+            extra[table] = dict(values[table])
+    for name, value in values.get("query", {}).items():
+        where = f"[query] {shown(name)}"
+        if not name or CONTROL_OR_SPACE.search(name):
+            raise fail("query", name, f"{where} must be a name without white space or control characters")
+        if CREDENTIAL_NAME.search(name):
+            raise fail("query", name, f"{where} is named like a credential, and the URL is written into every trace "
+                                      "row: send a secret in a header ([headers_env] or api_key_env, with "
+                                      "auth_header if needed)")
+        if not isinstance(value, str):
+            raise fail("query", name, f"{where} must be a string, got {_describe(value)}")
+        if CONTROL_OR_SPACE.search(value.replace(" ", "")):
+            raise fail("query", name, f"{where} must not contain control characters, got {shown(value)}")
+    if values.get("query"):
+        extra["query"] = dict(values["query"])
+    return extra
 
 
 def _has_kind(value: Any, kind: str) -> bool:
@@ -223,7 +316,8 @@ def url_problem(url: str) -> str | None:
         return ("must not hold credentials (user:password@), which would be written into every trace row; "
                 f"give the key through api_key_env; got {quoted}")
     if parts.query or parts.fragment or url.endswith(("?", "#")):
-        return f"must not have a query (?...) or fragment (#...): the endpoint's path is appended to it; got {quoted}"
+        return (f"must not have a query (?...) or fragment (#...): the endpoint's path is appended to it (query "
+                f"parameters go in [query]); got {quoted}")
     if port == 0:
         return f"{expected}, got {quoted} (port 0)"
     host = parts.hostname or ""

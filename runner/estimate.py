@@ -13,8 +13,8 @@
   were cut at 1,024 tokens, the 95th percentile of five of the six sources: that figure says "if every
   reply were as long as a long released one", not the 95th percentile of a run's total.
 * **Cost** at the prices of a prices file (`runner.prices`), for the median, the 95th percentile and the
-  ceiling. `--max-cost USD` refuses to start a run whose 95th-percentile cost (the estimate's upper end)
-  exceeds it.
+  ceiling ("too large to price" where it is beyond a float: a config's max_tokens may have any size).
+  `--max-cost USD` refuses to start a run whose 95th-percentile cost (the estimate's upper end) exceeds it.
 """
 
 from __future__ import annotations
@@ -127,11 +127,14 @@ class Estimate:
 
 
 def dollars(amount: float) -> str:
-    """An amount in USD, with cents, or to four places below a cent.
+    """An amount in USD, with cents, or to four places below a cent; words for one beyond a float (a cost of
+    token counts of hundreds of digits: `Price.cost`), never "$inf".
 
-    >>> dollars(12.345), dollars(0.00042)
-    ('$12.35', '$0.0004')
+    >>> dollars(12.345), dollars(0.00042), dollars(math.inf)
+    ('$12.35', '$0.0004', 'too large to price')
     """
+    if not math.isfinite(amount):
+        return "too large to price"
     return f"${amount:,.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.4f}"
 
 

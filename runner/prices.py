@@ -11,8 +11,13 @@ quoted, `["qwen2.5-coder-0.5b"]`, or TOML reads it as nested tables):
 
 Prices change and differ by account, so the kit ships none: a model without a
 table gets its tokens counted and an empty cost, never a guessed price. A
-missing, negative or non-numeric price, an unknown key or a model named twice
-(TOML itself refuses a table defined twice) is one line naming file, line and key.
+missing, negative or non-numeric price, one above MAX_PRICE (a dollar a token, far
+beyond any model's; 1e308 or 400 digits would make every cost overflow), an unknown
+key or a model named twice (TOML itself refuses a table defined twice) is one line
+naming file, line and key.
+
+The text is searched for a table's line only to name a problem, never for a valid
+table, so that reading takes time in proportion to the file (thousands of tables).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from common.records import shown
 REQUIRED = ("input_per_mtok", "output_per_mtok")
 OPTIONAL = ("batch_input_per_mtok", "batch_output_per_mtok")
 PER = 1_000_000  # tokens a price is given for
+MAX_PRICE = 1_000_000  # USD per million tokens: a dollar a token
 
 
 @dataclass(frozen=True)
@@ -40,17 +46,24 @@ class Price:
     batch_output_per_mtok: float | None = None
 
     def cost(self, prompt_tokens: int, completion_tokens: int, *, batch: bool = False) -> float:
-        """The cost in USD of these tokens, at batch prices for a batch row (the plain ones when none given).
+        """The cost in USD of these tokens, at batch prices for a batch row (the plain ones when none given);
+        math.inf when it is beyond a float (token counts of hundreds of digits, e.g. an estimate's ceiling
+        from a config's max_tokens), which callers say is too large to price.
 
         >>> Price(0.15, 0.60).cost(1_000_000, 500_000)
         0.45
         >>> Price(0.15, 0.60, 0.075, 0.30).cost(1_000_000, 500_000, batch=True)
         0.225
+        >>> Price(0.15, 0.60).cost(10**400, 0)
+        inf
         """
         into = self.batch_input_per_mtok if batch and self.batch_input_per_mtok is not None else self.input_per_mtok
         out = self.batch_output_per_mtok if batch and self.batch_output_per_mtok is not None else \
             self.output_per_mtok
-        return (prompt_tokens * into + completion_tokens * out) / PER
+        try:
+            return (prompt_tokens * into + completion_tokens * out) / PER
+        except OverflowError:  # an int too large to become a float
+            return math.inf
 
 
 def quoted(model: str) -> str:
@@ -86,14 +99,18 @@ def parse_prices(raw: dict, text: str, path: str) -> dict[str, Price]:
     2.0
     >>> parse_prices({"m": {"input_per_mtok": -1, "output_per_mtok": 2}}, "[m]\\ninput_per_mtok = -1\\n", "p.toml")
     Traceback (most recent call last):
-    common.errors.UserError: p.toml:2: [m] key 'input_per_mtok' is -1, expected a price of 0 or more (USD per ...
+    common.errors.UserError: p.toml:2: [m] key 'input_per_mtok' is -1, expected a price from 0 to 1,000,000 (USD ...
     """
     prices = {}
     for model, table in raw.items():
-        start = tomlfile.table_start(text, model)
 
-        def where(key: str | None = None, model: str = model, start: int = start) -> str:
-            line = tomlfile.line_of(text, key, start) if key else tomlfile.line_of(text, model)
+        def where(key: str | None = None, model: str = model) -> str:
+            """file:line of `key` in the model's table (of the table, without a key): searched for only when
+            there is a problem to name, since a search per table makes a file of thousands quadratic."""
+            if key:
+                line = tomlfile.line_of(text, key, tomlfile.table_start(text, model))
+            else:
+                line = tomlfile.line_of(text, model)
             return f"{path}:{line}" if line else path
 
         if not isinstance(table, dict):
@@ -116,10 +133,11 @@ def parse_prices(raw: dict, text: str, path: str) -> dict[str, Price]:
                     raise UserError(f"{where()}: [{model}] has no {key!r} (USD per million tokens)")
                 continue
             value = table[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            # compared, not converted: a float of an int of 400 digits overflows, and NaN fails both comparisons
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_PRICE:
                 shown_value = str(value).lower() if isinstance(value, bool) else shown(value)
-                raise UserError(f"{where(key)}: [{model}] key {key!r} is {shown_value}, expected a price of 0 or "
-                                "more (USD per million tokens)")
+                raise UserError(f"{where(key)}: [{model}] key {key!r} is {shown_value}, expected a price from 0 to "
+                                f"{MAX_PRICE:,} (USD per million tokens)")
             values[key] = float(value)
         prices[model] = Price(**values)
     return prices

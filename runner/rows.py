@@ -31,8 +31,10 @@ def public_url(url: str) -> str:
 
 
 def request_record(config: ModelConfig, url: str, body: dict) -> dict:
-    """What was asked, minus the message: provider, endpoint, model and every parameter sent."""
-    return {
+    """What was asked, minus the message: provider, endpoint (with the config's [query]), model and every
+    parameter sent; and, only when the config sets them (so that other rows keep their bytes), its literal
+    `headers`, the variables of its `headers_env` (never their values) and its `auth_header`."""
+    record = {
         "provider": config.provider,
         "url": public_url(url),
         "model": config.model,
@@ -45,6 +47,13 @@ def request_record(config: ModelConfig, url: str, body: dict) -> dict:
         "requests_per_minute": config.requests_per_minute,
         "api_key_env": config.api_key_env,
     }
+    if config.headers:
+        record["headers"] = dict(config.headers)
+    if config.headers_env:
+        record["headers_env"] = dict(config.headers_env)
+    if config.auth_header is not None:
+        record["auth_header"] = config.auth_header
+    return record
 
 
 def trace_row(config: ModelConfig, request: Request, outcome: Outcome, previous: tuple[dict, ...],
@@ -109,15 +118,19 @@ def trace_line(row: TraceRow, api_key: str | None) -> str:
     return line
 
 
-def check_key_not_recorded(config: ModelConfig, requests: list[Request], api_key: str | None) -> None:
+def check_key_not_recorded(config: ModelConfig, requests: list[Request], api_key) -> None:
     """Refuse, before anything is sent, a key spelled in what every row records as is (ids, model, URL):
     redacted there, the rows would no longer name their request."""
     if api_key is None:
         return
-    for text, what in [(config.name, "the config's name"), (config.model, "the config's model"),
-                       (config.base_url, "the config's base_url")]:
+    recorded = [(config.name, "the config's name"), (config.model, "the config's model"),
+                (config.base_url, "the config's base_url")]
+    for table in ("headers", "headers_env", "query"):
+        recorded += [(f"{key} {value}", f"the config's [{table}]") for key, value in getattr(config, table).items()]
+    for text, what in recorded:
         if leaks(text, api_key):
-            raise UserError(f"{config.path}: the API key appears in {what}; it would be written into every row")
+            raise UserError(f"{config.path}: the API key (or a [headers_env] value) appears in {what}; it would be "
+                            "written into every row")
     for request in requests:
         for field in (request.id, request.cluster, request.source, request.benchmark_sha256):
             if leaks(field, api_key):

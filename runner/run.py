@@ -16,6 +16,9 @@ A request that a server asked to wait (Retry-After) is not asked again before
 that time, even across a kill: the wait is noted durably before it starts
 (`runner.pending`) and read back, with the trace's own rows, on the next run.
 
+Each attempt is noted in `<out>.sent` before it goes out (`runner.sent`), so that an attempt in flight
+when the run is killed is recorded, in the row of its request's next ask, as sent with its answer lost.
+
 Each row is written through `trace_line`: the key redacted from every string
 in every spelling (`runner.apikey`), and the dumped line checked once more.
 """
@@ -34,7 +37,7 @@ from common.files import sha256_text
 from common.records import Request, shown
 from common.traces import TraceFile, scan, torn_message
 from runner import providers, traces
-from runner.apikey import read_api_key
+from runner.apikey import placeholder_headers, read_secrets
 from runner.batch import journal as batch_journal
 from runner.batch.journal import in_flight
 from runner.config import ModelConfig
@@ -43,6 +46,7 @@ from runner.retry import RetryPolicy
 from runner.rows import FINGERPRINT, check_key_not_recorded, json_shown, named, public_url, request_record
 from runner.schedule import ask_all
 from runner.selection import check_unique_ids
+from runner.sent import SentNotes
 
 
 @dataclass(frozen=True)
@@ -51,15 +55,16 @@ class RunSummary:
     skipped: int
     asked: int
     counts: dict  # status -> rows written this run
-    stopped: str | None  # why the run stopped early, if it did
+    stopped: str | None  # why the run stopped early, if it did (printable: runner.terminal)
     moved_torn: str | None  # where a torn tail was moved
+    unreachable: bool = False  # stopped because base_url could not be reached at all: nothing was recorded
 
 
 def plan(config: ModelConfig, requests: list[Request], trace: TraceFile, *, retry_unusable: bool,
          retry_failed: bool) -> tuple[list[Request], int]:
     """The requests to ask now, and how many are skipped; refuses a trace this run must not extend."""
     provider = providers.get(config.provider)
-    url, _, body = provider.build_request(config, "")
+    url, _, body = providers.build(provider, config, "")
     mine = request_record(config, url, body)
     for row_id, row in trace.final.items():
         where = trace.where[row_id]
@@ -114,7 +119,7 @@ def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_
     out = Path(out)
     log = sys.stderr if log is None else log
     check_unique_ids(requests)
-    api_key = read_api_key(config)
+    api_key = read_secrets(config)
     check_key_not_recorded(config, requests, api_key)
     # Opened before the trace is read: the writer's lock keeps a second run off this trace.
     with traces.TraceWriter(out) as writer:
@@ -137,21 +142,22 @@ def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_
             if wait is not None and wait.until > now:
                 waits[request.id] = wait
         answered: set[str] = set()
+        sent = SentNotes(out, trace)
+        unreachable = False
         try:
             if todo:
-                counts, stopped = ask_all(config, todo, trace, writer, api_key=api_key, policy=policy, log=log,
-                                          notes=pending, waits=waits, answered=answered)
+                counts, stopped, unreachable = ask_all(config, todo, trace, writer, api_key=api_key, policy=policy,
+                                                       log=log, notes=pending, waits=waits, answered=answered,
+                                                       sent=sent)
         finally:
             pending.tidy(answered)
-    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), stopped, moved)
+            sent.tidy(answered)
+    return RunSummary(len(requests), skipped, sum(counts.values()), dict(counts), stopped, moved, unreachable)
 
 
-def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None, stream, *,
-            retry_unusable: bool = False, retry_failed: bool = False) -> int:
-    """Print the exact requests a run would send (one JSON line each), sending nothing.
-
-    The key is never read: its header shows the variable's name instead.
-    """
+def to_send(config: ModelConfig, requests: list[Request], out: str | Path | None, *, retry_unusable: bool = False,
+            retry_failed: bool = False) -> list[Request]:
+    """The requests a run would send, in order, reading `out` (when given) but writing nothing."""
     check_unique_ids(requests)
     todo = requests
     if out is not None:
@@ -161,12 +167,20 @@ def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None
         todo, _ = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
         at_provider = in_flight(out)
         todo = [request for request in todo if request.id not in at_provider]  # in an open batch: not sent again
+    return todo
+
+
+def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None, stream, *,
+            retry_unusable: bool = False, retry_failed: bool = False) -> int:
+    """Print the exact requests a run would send (one JSON line each), sending nothing.
+
+    The key is never read: its header shows the variable's name instead, as do `[headers_env]`'s.
+    """
+    todo = to_send(config, requests, out, retry_unusable=retry_unusable, retry_failed=retry_failed)
     provider = providers.get(config.provider)
     for request in todo:
-        url, headers, body = provider.build_request(config, request.message)
-        if config.api_key_env:
-            placeholder = provider.auth_headers(f"${{{config.api_key_env}}}")
-            headers = {**headers, **placeholder}
+        url, headers, body = providers.build(provider, config, request.message)
+        headers = {**headers, **placeholder_headers(provider, config)}
         stream.write(jsonl.dumps({"id": request.id, "method": "POST", "url": public_url(url), "headers": headers,
                                   "body": body}))
     return len(todo)

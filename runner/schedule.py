@@ -4,7 +4,9 @@
 each request's attempts are `runner.ask.ask`; its row is built and redacted by `runner.rows` and
 appended by the trace writer as soon as it finishes. A fatal answer (401/403/404) stops everyone, and
 so do `MAX_CONSECUTIVE_GIVE_UPS` requests in a row that used up all their retries (the server looks
-down): the requests not yet asked keep no row and are asked on the next run.
+down): the requests not yet asked keep no row and are asked on the next run. So does a connection refused (or
+an unknown host) before any answer came, without a row: base_url is wrong or the server not running. Why it
+stopped is printed and quotes the server's body, so it is made fit for the terminal (`runner.terminal`).
 """
 
 from __future__ import annotations
@@ -13,18 +15,21 @@ import queue
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 
 from common.records import Request
 from common.traces import TraceFile
 from runner import providers, traces
-from runner.apikey import redact
-from runner.ask import ask
+from runner.apikey import Secrets, redact
+from runner.ask import ask, unreachable_message
 from runner.config import ModelConfig
 from runner.pacing import Pacer
 from runner.pending import PendingWaits, Wait, utc
 from runner.progress import Progress
 from runner.retry import RetryPolicy
 from runner.rows import earlier, named, trace_line, trace_row
+from runner.sent import SentNotes
+from runner.terminal import printable
 from runner.transport import utc_now
 
 # This many requests in a row giving up after all their retries means the server is down:
@@ -33,13 +38,17 @@ MAX_CONSECUTIVE_GIVE_UPS = 3
 
 
 def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: traces.TraceWriter, *,
-            api_key: str | None, policy: RetryPolicy, log, notes: PendingWaits | None = None,
-            waits: dict[str, Wait] | None = None,
-            answered: set[str] | None = None) -> tuple[Counter, str | None]:
-    """Ask `todo` on worker threads, appending a row each; the counts per status, and why it stopped early.
+            api_key: str | Secrets | None, policy: RetryPolicy, log, notes: PendingWaits | None = None,
+            waits: dict[str, Wait] | None = None, answered: set[str] | None = None,
+            sent: SentNotes | None = None) -> tuple[Counter, str | None, bool]:
+    """Ask `todo` on worker threads, appending a row each; the counts per status, why it stopped early, and
+    whether that was because base_url could not be reached at all (nothing recorded then).
 
     A request in `waits` is first held until the time its server allowed (with a notice); each
-    Retry-After wait that starts is noted in `notes`; the ids that got a row go into `answered`.
+    Retry-After wait that starts is noted in `notes`; the ids that got a row go into `answered`. Each attempt
+    is noted in `sent` before it goes out, and a request whose earlier attempts a stopped run lost (`sent`)
+    gets them at the start of its row's attempts. Until any answer came from the server, a connection
+    refused or an unknown host stops the run at once, without a row (`runner.ask`).
     """
     import requests
 
@@ -58,6 +67,8 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
     give_ups = 0  # consecutive requests that used up their retries
     errors: list[BaseException] = []
     progress = Progress(log, len(todo))
+    reached = threading.Event()  # set by the first answer from the server (runner.ask)
+    unreachable: list[str] = []
 
     def sleep(seconds: float) -> bool:
         return not stop.wait(seconds)
@@ -80,10 +91,10 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
                 if remaining > 0:
                     header = (wait.retry_after or "")[:40]
                     with lock:
-                        progress.notice(redact(
+                        progress.notice(printable(
                             f"run: {named(request.id)}: the server asked at {utc(wait.noted_at)} (Retry-After: "
                             f"{header}) not to be asked again before {utc(wait.until)}; waiting {remaining:.1f} s "
-                            "before asking it", api_key))
+                            "before asking it", api_key, None))
                     if not sleep(remaining):
                         return
 
@@ -91,12 +102,27 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
                     if notes is not None:
                         notes.note(request_id, until, header, redact=lambda text: redact(text, api_key))
 
+                def note_send(request_id: str = request.id):
+                    return sent.note(request_id)
+
                 started_at = utc_now()
                 outcome = ask(session=session, provider=provider, config=config, message=request.message,
                               api_key=api_key, request_id=request.id, policy=policy, pace=pace,
-                              sleep=sleep, note_wait=note_wait)
+                              sleep=sleep, note_wait=note_wait, note_send=note_send if sent else None,
+                              reached=reached)
                 if outcome is None:  # abandoned: the run is stopping; no row, so it is asked next time
                     return
+                if outcome.unreachable:  # a wrong base_url: nothing was sent, nothing is recorded
+                    with lock:
+                        if not stopped:
+                            stopped.append(printable(unreachable_message(config, outcome.unreachable), api_key,
+                                                     None))
+                            unreachable.append(outcome.unreachable)
+                        stop.set()
+                    return
+                lost = sent.lost(request.id) if sent else ()
+                if lost:  # sent by a run stopped before it recorded the answer: paid for, perhaps
+                    outcome = replace(outcome, attempts=(*lost, *outcome.attempts))
                 done = trace.final.get(request.id)
                 row = trace_row(config, request, outcome, earlier(done) if done else (), started_at, utc_now())
                 writer.append(trace_line(row, api_key))
@@ -105,11 +131,12 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
                     counts[outcome.status] += 1
                     give_ups = give_ups + 1 if outcome.exhausted else 0
                     if outcome.fatal and not stopped:
-                        stopped.append(f"{named(request.id)}: {outcome.reason}")
+                        stopped.append(printable(f"{named(request.id)}: {outcome.reason}", api_key, None))
                         stop.set()
                     elif give_ups >= MAX_CONSECUTIVE_GIVE_UPS and not stopped:
-                        stopped.append(f"{give_ups} requests in a row gave up after all their retries, "
-                                       f"the server looks down (last, {named(request.id)}: {outcome.reason})")
+                        stopped.append(printable(f"{give_ups} requests in a row gave up after all their retries, "
+                                                 f"the server looks down (last, {named(request.id)}: "
+                                                 f"{outcome.reason})", api_key, None))
                         stop.set()
         except BaseException as exc:  # a bug: stop everyone and re-raise in the main thread
             with lock:
@@ -127,11 +154,13 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
             while thread.is_alive():
                 thread.join(0.5)
                 with lock:
-                    progress.update(sum(counts.values()), counts)
+                    if not unreachable:
+                        progress.update(sum(counts.values()), counts)
     except KeyboardInterrupt:
         stop.set()
         raise
-    progress.update(sum(counts.values()), counts, final=True)
+    if not unreachable:  # else the run ends in one line saying why (runner.cli)
+        progress.update(sum(counts.values()), counts, final=True)
     if errors:
         raise errors[0]
-    return counts, stopped[0] if stopped else None
+    return counts, stopped[0] if stopped else None, bool(unreachable)

@@ -11,6 +11,7 @@ naming file and line, and `seam.py run --move-torn` moves those bytes into
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from common.errors import UserError
 from common.files import make_parent
+from common.reading import kind_of
 from common.traces import TornTail
 
 FSYNC_INTERVAL_S = 1.0
@@ -54,6 +56,26 @@ def move_torn(path: str | Path, torn: TornTail) -> Path:
     return aside
 
 
+def _existing_mode(path: Path) -> int | None:
+    """The mode of the file `path` leads to (a link followed), None when there is none yet (or a dangling link,
+    whose target the open creates, as it always has)."""
+    try:
+        return os.stat(path).st_mode
+    except OSError:  # none yet; or a link loop, a permission: the open below says it
+        return None
+
+
+def _refuse_not_regular(path: Path, mode: int | None) -> None:
+    """A trace is appended to a regular file only: a FIFO (opening it to write waits for a reader, forever), a
+    device or a socket given as --out (or linked to from it) is refused in one line, before anything is sent."""
+    if mode is None or stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise UserError(f"{path}: is a directory, expected a trace file (JSON Lines)")
+    raise UserError(f"{path}: {kind_of(mode) or 'a special file'}, not a regular file; --out names the trace "
+                    "file the run appends to (a regular file, or a link to one)")
+
+
 class TraceWriter:
     """Thread-safe appender: each row is one write(2) of its whole line, flushed to the OS at once.
 
@@ -66,11 +88,20 @@ class TraceWriter:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        _refuse_not_regular(self.path, _existing_mode(self.path))  # a FIFO: opening it to write waits for a reader
         make_parent(self.path)
-        try:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:  # without waiting, should a FIFO be put there since: then refused below
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
         except IsADirectoryError:
             raise UserError(f"{self.path}: is a directory, expected a trace file (JSON Lines)") from None
+        except OSError as exc:  # a FIFO without a reader (ENXIO), a socket, a permission
+            raise UserError(f"{self.path}: cannot open it to append the trace ({exc.strerror or exc})") from None
+        try:
+            _refuse_not_regular(self.path, os.fstat(self.fd).st_mode)
+        except UserError:
+            os.close(self.fd)
+            raise
+        os.set_blocking(self.fd, True)
         try:
             _lock(self.fd)
         except BlockingIOError:

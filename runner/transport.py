@@ -6,6 +6,17 @@ the trace's attempt history. `timeout_s` bounds both the wait for any byte and
 the whole response: a server that trickles bytes is cut off at the first byte
 after `timeout_s` (so within about twice `timeout_s` in all).
 
+A body larger than `MAX_BODY_BYTES` (decoded) is not read further: the
+exchange is marked `too_large` and its request fails, not retried, since the
+server would send it again. A reply text within it is far longer than a trace
+keeps anyway (`runner.ask.shorten`), so nothing a trace could hold is lost, and a
+run's memory stays bounded whatever a server sends.
+
+A connection refused, a host name that does not resolve, or no route to the
+host is an error like any dropped connection, with `unreachable` saying which:
+before any answer came from the server, that is a wrong `base_url` or a server
+not running, and the run stops at once (`runner.ask`).
+
 A request that cannot even be built (an invalid URL or header, which the
 config check should have refused) is an `Exchange` marked `fatal`: it would
 fail the same way at every attempt and for every request. Error texts are
@@ -15,6 +26,8 @@ kept whole here: the caller redacts the key before it cuts them short
 
 from __future__ import annotations
 
+import errno
+import socket
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +36,9 @@ from runner import RUNNER_VERSION
 
 USER_AGENT = f"seam-runner/{RUNNER_VERSION}"
 CHUNK_BYTES = 1 << 16
+# The most of a response body read: a reply text of MAX_OUTPUT_CHARS, even with every character a 12-byte JSON
+# escape, and the rest of a provider's response, fit well within it.
+MAX_BODY_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -34,6 +50,8 @@ class Exchange:
     body: bytes | None
     error: str | None
     fatal: bool = False  # the request could not be sent at all (invalid URL or header): never retried
+    too_large: bool = False  # the body exceeded MAX_BODY_BYTES and was not read further: fails, never retried
+    unreachable: str | None = None  # no connection was made: "connection refused", "unknown host", ...
 
 
 def utc_now() -> str:
@@ -55,9 +73,14 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
     try:
         with session.post(url, headers={"User-Agent": USER_AGENT, **headers}, data=data,
                           timeout=(timeout_s, timeout_s), stream=True, allow_redirects=False) as response:
-            chunks = []
+            chunks, size = [], 0
             for chunk in _arriving_chunks(response):
                 chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    return done(status=response.status_code, retry_after=response.headers.get("Retry-After"),
+                                body=None, error=f"the response is larger than {MAX_BODY_BYTES:,} bytes, more "
+                                                 "than the runner reads; not read further", too_large=True)
                 if time.monotonic() - start > timeout_s:
                     return done(status=None, retry_after=None, body=None,
                                 error=f"timed out: the response took longer than {timeout_s:g} s")
@@ -73,10 +96,36 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
         timed_out = (isinstance(exc, requests.exceptions.Timeout | urllib3.exceptions.ReadTimeoutError)
                      or "timed out" in str(exc).lower())
         kind = "timed out" if timed_out else "connection error"
-        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_text(exc)}")
+        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_text(exc)}",
+                    unreachable=None if timed_out else unreachable(exc))
     except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
         # e.g. ChunkedEncodingError or IncompleteRead: the body was cut short
         return done(status=None, retry_after=None, body=None, error=f"transfer error: {_text(exc)}")
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why no connection could be made at all, read from the exception's causes ("connection refused",
+    "unknown host", "no route to host", "network unreachable"), or None (a connection dropped once made, a
+    proxy's failure, anything else). `requests` wraps urllib3's error, which wraps the socket's."""
+    import requests
+
+    if isinstance(exc, requests.exceptions.ProxyError):  # the proxy's trouble, not base_url's
+        return None
+    seen, stack = set(), [exc]
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen or len(seen) > 20:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(item, socket.gaierror) or type(item).__name__ == "NameResolutionError":
+            return "unknown host (the name does not resolve)"
+        if isinstance(item, OSError) and item.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+            return "no route to host" if item.errno == errno.EHOSTUNREACH else "network unreachable"
+        stack.extend([getattr(item, "reason", None), item.__cause__, item.__context__,
+                      *(arg for arg in getattr(item, "args", ()) if isinstance(arg, BaseException))])
+    return None
 
 
 def _arriving_chunks(response):

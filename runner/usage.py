@@ -13,13 +13,17 @@ Each provider names them differently:
 `read_usage` gives them one shape: prompt tokens (all input, cached included), completion tokens (all
 output billed, reasoning included), and the reasoning and cached parts where the provider reports them.
 A usage it cannot read (absent, not an object, a runner-version-1 row's other JSON, counts that are not
-whole numbers) is None: counted as unknown by the caller, never as 0.
+whole numbers, any whole number in it above MAX_COUNT) is None: counted as unknown by the caller, never as 0.
+The usage is the server's word, recorded as sent: a count above a trillion tokens (or of 310 digits, past
+what a float holds) is no reply's, and taking it would make every total and cost meaningless or overflow.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+MAX_COUNT = 10**12  # tokens in one reply's usage: a hundred thousand times the longest context window
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,22 @@ class Usage:
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _holds_too_large_count(usage: Any) -> bool:
+    """Whether any whole number anywhere in the usage is above MAX_COUNT: such a usage is not a reply's,
+    whichever field it is in (a cache count is added to the prompt's). Walked without recursion, as a
+    hostile server's object may be nested as deep as JSON parsing allows."""
+    stack = [usage]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and value > MAX_COUNT:
+            return True
+    return False
 
 
 def _get(usage: dict, *path: str) -> int | None:
@@ -54,8 +74,9 @@ def read_usage(usage: Any) -> Usage | None:
     Usage(prompt_tokens=12, completion_tokens=100, reasoning_tokens=70, cached_tokens=None)
     >>> read_usage(None), read_usage([1, 2]), read_usage({"prompt_tokens": "90", "completion_tokens": 1})
     (None, None, None)
+    >>> read_usage({"prompt_tokens": 10**400, "completion_tokens": 1})  # a hostile server's count
     """
-    if not isinstance(usage, dict):
+    if not isinstance(usage, dict) or _holds_too_large_count(usage):
         return None
     if "promptTokenCount" in usage or "candidatesTokenCount" in usage:  # Gemini's usageMetadata
         prompt, visible = _get(usage, "promptTokenCount"), _get(usage, "candidatesTokenCount")

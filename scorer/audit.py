@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchmark.conditions import ConditionSet
 from common.errors import UserError
+from common.reading import read_bytes
 from scorer.entailment import Entailer
 from scorer.inputs import Item, TraceSet
 from scorer.score import labels_bytes, score
@@ -32,7 +33,7 @@ def audit(labels_path: str | Path, traces: TraceSet, items: dict[str, Item],
           entailer: Entailer | None = None, conditions: ConditionSet | None = None) -> AuditResult:
     labels_path = Path(labels_path)
     try:
-        found = labels_path.read_bytes()
+        found = read_bytes(labels_path, "a labels file (JSON Lines)")
     except FileNotFoundError:
         raise UserError(f"{labels_path}: no such labels file") from None
     except OSError as exc:

@@ -11,7 +11,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from common import files, jsonl
+from common import files, jsonl, outputs, tempfiles
 from common.argtypes import condition_file, positive_int
 from common.errors import UserError
 from common.records import Label
@@ -28,12 +28,16 @@ def add_commands(subparsers) -> None:
         help="label each treatment output: absorbed or not, by which tier, with the evidence",
         description="Score traces: extract the edited text, compare with the same model's clean output, "
                     "run the witness, content and (prose, when the model file is present) entailment tiers.",
-        epilog="example:\n  python seam.py score runs/gpt-x.jsonl --out runs/labels/gpt-x.jsonl\n"
-               "  python seam.py score data/traces/*.jsonl --out-dir /tmp/labels   # the released traces\n"
+        epilog="example:\n"
+               "  python seam.py score data/traces/smollm2-135m.jsonl --out runs/labels/smollm2-135m.jsonl\n"
+               "  python seam.py score data/traces/*.jsonl --out-dir runs/labels   # every released trace set\n"
+               "  # your own model's traces (seam.py run ... --out runs/my-model.jsonl)\n"
+               "  python seam.py score runs/my-model.jsonl --out runs/labels/my-model.jsonl\n"
                "  # a condition file's traces, paired with the same model's clean outputs in its built-in traces\n"
-               "  python seam.py score data/studies/example/traces/gpt-x.jsonl --conditions "
-               "data/conditions/example.toml \\\n      --clean-traces data/traces/gpt-x.jsonl "
-               "--out data/studies/example/labels/gpt-x.jsonl\n\n"
+               "  python seam.py score data/studies/example/traces/qwen2.5-coder-0.5b.jsonl \\\n"
+               "      --conditions data/conditions/example.toml --clean-traces "
+               "data/traces/qwen2.5-coder-0.5b.jsonl \\\n"
+               "      --out runs/example/labels/qwen2.5-coder-0.5b.jsonl\n\n"
                "Without the entailment model (models/deberta-large-mnli, $SEAM_NLI_MODEL or --model-dir)\n"
                "the labels say tiers_not_run: [\"entailment\"] and prose rates are lower bounds.")
     p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
@@ -52,9 +56,10 @@ def add_commands(subparsers) -> None:
         help="check each tier's placebo positive rate (should be zero)",
         description="Score every usable treatment output against the comment of another cluster "
                     "(same genre and condition) and report how often each tier fires.",
-        epilog="example:\n  python seam.py placebo data/traces/gpt-x.jsonl\n"
-               "  python seam.py placebo data/traces/gpt-x.jsonl --out data/placebo/gpt-x.jsonl\n\n"
-               "Keep --out outside data/labels: 'seam.py tables data/labels' reads every *.jsonl there as labels.")
+        epilog="example:\n  python seam.py placebo data/traces/smollm2-135m.jsonl\n"
+               "  python seam.py placebo data/traces/smollm2-135m.jsonl --out runs/placebo/smollm2-135m.jsonl\n\n"
+               "Keep --out outside a folder of labels (runs/labels): 'seam.py tables FOLDER' reads every *.jsonl\n"
+               "there as labels.")
     p.add_argument("traces", nargs="+", type=Path, help="trace files (JSON Lines), one model each")
     p.add_argument("--out", type=Path, help="also write the per-row placebo results (one trace file only)")
     _add_common(p)
@@ -65,8 +70,11 @@ def add_commands(subparsers) -> None:
         help="rescore the traces and check the labels file is reproduced byte for byte",
         description="Rescore (recomputing entailment, unless --use-cache) and compare with LABELS; "
                     "prints both SHA-256 digests. Exit 0 when identical, 1 when not.",
-        epilog="example:\n  python seam.py audit data/traces/gpt-x.jsonl --labels data/labels/gpt-x.jsonl\n"
-               "  python seam.py audit data/traces/gpt-x.jsonl --labels data/labels/gpt-x.jsonl --threads 1")
+        epilog="example:\n"
+               "  python seam.py audit data/traces/smollm2-135m.jsonl --labels data/labels/smollm2-135m.jsonl\n"
+               "  python seam.py audit data/traces/qwen2.5-coder-1.5b.jsonl --labels "
+               "data/labels/qwen2.5-coder-1.5b.jsonl "
+               "\\\n      --threads 1   # one thread for the entailment model, where it runs")
     p.add_argument("traces", type=Path, help="the trace file the labels were made from")
     p.add_argument("--labels", type=Path, required=True, help="the labels file to check")
     p.add_argument("--use-cache", action="store_true",
@@ -184,6 +192,10 @@ def _run_score(args) -> int:
     if args.out_dir is not None and args.out_dir.exists() and not args.out_dir.is_dir():
         raise UserError(f"{args.out_dir}: is a file; --out-dir names a directory (one <model>.jsonl per "
                         "trace file); use --out for a single labels file")
+    if args.out is not None:  # known before any input is read: refused at once (--out-dir's files, in `_outs`)
+        _refuse_own_inputs(args, [args.out], "score")
+    else:
+        outputs.resolved(args.out_dir)  # a link loop, refused before any work
     workers = worker_count(args.workers, len(args.traces))
     if workers > 1 and _lexical_only(args):
         return _score_in_workers(args, workers)
@@ -237,13 +249,30 @@ def _lexical_only(args) -> bool:
 
 
 def _outs(args, models: list[tuple[Path, str]]) -> list[Path]:
-    """The labels file of each (trace file, model); two trace files of one model are refused."""
-    outs = [args.out] if args.out is not None else [args.out_dir / f"{_safe(model)}.jsonl" for _, model in models]
+    """The labels file of each (trace file, model); two trace files of one model are refused, and so is an input
+    that any of them would overwrite."""
+    outs = [args.out] if args.out is not None else [labels_file(args.out_dir, model) for _, model in models]
     for (path, model), out in zip(models, outs, strict=True):
         if outs.count(out) > 1:
             raise UserError(f"{path}: model {model!r} would write {out}, as another trace file "
                             "does; score each model once")
+    _refuse_own_inputs(args, outs, "score")
     return outs
+
+
+def _refuse_own_inputs(args, outs: list[Path], command: str) -> None:
+    """Refuse, before anything is written, every file this command reads (the traces, --clean-traces, --requests,
+    --conditions) that is, links to, or is a hard link of one it writes (`common.outputs`): `seam.py score
+    sdir/my-model.jsonl --out-dir sdir` would replace the trace with its labels."""
+    read = [(Path(path), "trace file") for path in args.traces]
+    if args.clean_traces is not None:
+        read += [(path, "clean trace file") for path in jsonl.files_named(args.clean_traces, "trace")]
+    read += [(Path(path), what) for path, what in ((args.requests, "requests file"),
+                                                   (args.conditions, "condition file")) if path is not None]
+    option = "--out-dir" if getattr(args, "out_dir", None) is not None else "--out"
+    hint = ("move it out of the --out-dir folder, or choose another --out-dir" if option == "--out-dir"
+            else "choose another --out")
+    outputs.refuse_overwritten(read, outs, command=command, hint=hint)
 
 
 def _summary(path: Path, model: str, clean_rows: int, s, entailer) -> None:
@@ -261,6 +290,9 @@ def _summary(path: Path, model: str, clean_rows: int, s, entailer) -> None:
 
 
 def _write_labels(written: dict[Path, bytes], entailer) -> int:
+    for out in written:  # a run killed while writing these left its temporaries: gone with this write
+        for stale in tempfiles.remove_stale(out):
+            print(f"removed {stale}, left by a run killed while it wrote {out.name}", file=sys.stderr)
     files.write_files(written, "labels")  # every labels file, or (a full disk) none
     for out, data in written.items():
         print(f"wrote {out} (sha256 {hashlib.sha256(data).hexdigest()})")
@@ -275,6 +307,8 @@ def run_placebo(args) -> int:
     if args.out is not None and len(args.traces) != 1:
         raise UserError("--out writes the rows of one trace file; give one trace file")
     _refuse_directory(args.out, "--out names the file for the placebo rows")
+    if args.out is not None:
+        _refuse_own_inputs(args, [args.out], "placebo")
     defined, items, trace_sets = _inputs(args, args.traces)
     entailer = _open_entailer(args, None if args.no_cache else args.cache)
     print("model\ttier\tpositives\trows\trate\tnot_run")
@@ -335,6 +369,11 @@ def _refuse_directory(out: Path | None, hint: str) -> None:
     """Refuse an output path that is a directory before any work (the write would fail at the end)."""
     if out is not None and out.is_dir():
         raise UserError(f"{out}: is a directory; {hint}")
+
+
+def labels_file(out_dir: Path, model: str) -> Path:
+    """Where `--out-dir` puts a model's labels: named here once, for `compare` to know before it scores."""
+    return out_dir / f"{_safe(model)}.jsonl"
 
 
 def _safe(model: str) -> str:

@@ -15,7 +15,9 @@ them first: that path reads every trace file before it scores any, so a worker
 reports the stage it failed at (`READ` < `CLEAN` < `PAIR` < `SCORE`), and the
 parent raises the failure of the earliest stage, of the first file at that
 stage. A worker that dies (killed, out of memory) is one line naming its file;
-nothing is written.
+nothing is written. A parent that is stopped (SIGTERM, SIGINT, an error) kills
+its workers rather than wait for them, and no worker outlives its parent
+(scorer/lifetime.py).
 
 Only the lexical tiers run here: the entailment model is one session that
 already uses `--threads` cores and one cache file, so with it the files are
@@ -24,12 +26,14 @@ scored in the calling process (scorer/cli.py decides).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.conditions import ConditionSet
 from common import cpus, jsonl, nogc
 from common.errors import UserError
+from scorer import lifetime
 from scorer.inputs import Item, TraceSet, read_traces, with_clean_rows
 from scorer.score import Stats, labels_bytes, score
 
@@ -81,20 +85,21 @@ def score_files(paths: list[Path], defined: ConditionSet, items: dict[str, Item]
     # workers are started afresh and get them pickled
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1 \
         else "spawn"
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                             initializer=_start, initargs=(defined, items, clean_traces)) as pool:
-        futures = [pool.submit(_score_one, path) for path in paths]
-        outcomes = []
+    with lifetime.sigterm_raises():  # from before the first worker starts until the last has ended
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                   initializer=_start, initargs=(os.getpid(), defined, items, clean_traces))
         try:
+            futures = [pool.submit(_score_one, path) for path in paths]
+            outcomes = []
             for path, future in zip(paths, futures, strict=True):
                 try:
                     outcomes.append(future.result())
                 except BrokenProcessPool:  # every file not scored by then fails so, whichever the worker had
                     raise UserError(f"{path}: not scored: a worker process stopped unexpectedly (killed, or out "
                                     "of memory?); nothing was written") from None
-        except BaseException:  # an error or an interrupt: the files not started yet are not scored for nothing
-            for future in futures:
-                future.cancel()
+            pool.shutdown(wait=True)
+        except BaseException:  # an error, an interrupt, SIGTERM: no worker goes on scoring for nothing
+            lifetime.kill_workers(pool)
             raise
     return outcomes
 
@@ -111,7 +116,8 @@ def first_failure(outcomes: list[Scored | Failed], before: int) -> str | None:
 _state: dict = {}
 
 
-def _start(defined: ConditionSet, items: dict[str, Item], clean_traces: list[Path] | None) -> None:
+def _start(parent: int, defined: ConditionSet, items: dict[str, Item], clean_traces: list[Path] | None) -> None:
+    lifetime.start_in_worker(parent)
     _state.update(defined=defined, items=items, clean_traces=clean_traces, others=None)
 
 

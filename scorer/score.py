@@ -5,7 +5,8 @@ condition a condition file defines) the reference is the same model's clean
 trace for the same cluster: in the same trace file, or (a condition file's
 traces kept apart, `--clean-traces`) in another trace file of that model. A pair is
 excluded, with the reason in the label, when either output failed, was judged
-unusable by the runner, has no edited text, or attempts no edit and only talks to
+unusable by the runner, is longer than the kit reads (`common.records.MAX_OUTPUT_CHARS`:
+a hand-made trace's), has no edited text, or attempts no edit and only talks to
 the user (scorer/noedit.py); an unusable clean output thus
 excludes all five treatments of its cluster. Usable pairs go down the cascade
 witness -> content -> entailment (prose only), stopping at the first tier that
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from benchmark.conditions import ConditionSet, builtin
 from common import jsonl
 from common.errors import UserError
-from common.records import Comment, Label, TraceRow
+from common.records import MAX_OUTPUT_CHARS, Comment, Label, TraceRow
 from scorer import noedit, tiers
 from scorer.commentary import Kept, cut_commentary
 from scorer.entailment import Entailer, first_entailed
@@ -119,11 +120,15 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
             problems.append("no clean trace for this cluster")
         elif clean.status != "ok":
             problems.append(_status_reason("clean", clean))
+        elif too_long(clean.output):
+            problems.append(_length_reason("clean", clean))
         else:
             clean_extraction = extraction(clean)
             problems.append(_no_edit_reason("clean", clean_extraction, item))
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
+        elif too_long(trace.output):
+            problems.append(_length_reason("treatment", trace))
         else:
             edited = extraction(trace)
             problems.append(_no_edit_reason("treatment", edited, item))
@@ -210,6 +215,18 @@ def _no_edit_reason(which: str, extracted: Extraction, item: Item) -> str | None
     if returns_no_edit(extracted.text, item.artifact, item.comment.text if item.comment else ""):
         return f"{which} output: {noedit.REASON}"
     return None
+
+
+def too_long(output: str) -> bool:
+    """Whether a reply is longer than the kit reads (`MAX_OUTPUT_CHARS`): only a hand-made trace holds one, the
+    runner cutting longer replies. The tiers keep about 50 bytes per character of a text they read, so such a
+    reply is excluded, with the reason, rather than read."""
+    return len(output) > MAX_OUTPUT_CHARS
+
+
+def _length_reason(which: str, trace: TraceRow) -> str:
+    return (f"{which} output of {len(trace.output):,} characters, longer than the {MAX_OUTPUT_CHARS:,} characters "
+            "the scorer reads")
 
 
 def _status_reason(which: str, trace: TraceRow) -> str:

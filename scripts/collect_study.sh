@@ -7,11 +7,13 @@
 # For each model it serves the model on 127.0.0.1:$PORT (default 8080) with the released run's settings
 # (scripts/serve_local.sh: one thread, greedy, seed 0, no prompt cache: data/models/MODEL.toml), asks every
 # request of the conditions data/conditions/NAME.toml defines (seam.py prompts --only those), appending to
-# data/studies/NAME/traces/MODEL.jsonl, and stops the server. Killed at any point (a session's end), it is
+# data/studies/NAME/collecting/MODEL.jsonl, and stops the server. Killed at any point (a session's end), it is
 # rerun with the same command: the runner skips what is answered and asks the rest (docs/RUNNER.md, resuming);
 # a model whose rows are all there is passed over in seconds. Each model's progress goes to
 # $SEAM_MODEL_CACHE/../collect-NAME-MODEL.log (default ~/.cache/seam/); nothing but the traces is written in
-# the repository.
+# the repository. The traces stay in collecting/ (which ./reproduce.sh does not read) until every model's are
+# complete; then `mv data/studies/NAME/collecting data/studies/NAME/traces` and `bash scripts/study.sh NAME`
+# release the study, and ./reproduce.sh regenerates and compares it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
@@ -27,7 +29,7 @@ conditions="data/conditions/$name.toml"
 if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
 PORT="${PORT:-8080}"
 logs="${SEAM_COLLECT_LOGS:-$HOME/.cache/seam}"
-mkdir -p "$logs" "data/studies/$name/traces"
+mkdir -p "$logs" "data/studies/$name/collecting"
 
 only=$("$PY" -c 'import sys; from benchmark.conditions import load; print(",".join(c.name for c in load(sys.argv[1]).user))' "$conditions")
 requests=$(mktemp "${TMPDIR:-/tmp}/seam-$name-requests.XXXXXX")
@@ -42,7 +44,7 @@ trap cleanup EXIT
 echo "study $name: $(wc -l < "$requests") requests per model ($only), models: ${models[*]}"
 
 for model in "${models[@]}"; do
-  out="data/studies/$name/traces/$model.jsonl"
+  out="data/studies/$name/collecting/$model.jsonl"
   config="data/models/$model.toml"
   [ -f "$config" ] || { echo "collect_study.sh: no model config $config" >&2; exit 2; }
   if [ "$PORT" != 8080 ]; then

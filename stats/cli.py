@@ -30,12 +30,16 @@ def add_commands(subparsers) -> None:
                     "outputs). Write each table as CSV, Markdown and LaTeX, plus the figures rates.svg and\n"
                     "contrasts.svg, notes.md and provenance.json. Same labels (and traces), same bytes.\n"
                     "See docs/STATISTICS.md.",
-        epilog="example:\n  python seam.py tables data/labels --out data/tables --traces data/traces\n"
-               "  python seam.py tables data/labels/gpt.jsonl data/labels/claude.jsonl --out /tmp/t "
-               "--resamples 5000 --seed 7\n"
+        epilog="example:\n"
+               "  # the released tables again, into a folder of yours (./reproduce.sh compares them with "
+               "data/tables/)\n"
+               "  python seam.py tables data/labels --out runs/tables --traces data/traces\n"
+               "  # two models only, more resamples, another seed\n"
+               "  python seam.py tables data/labels/smollm2-135m.jsonl data/labels/qwen2.5-coder-1.5b.jsonl \\\n"
+               "      --out runs/tables-two --resamples 5000 --seed 7\n"
                "  # a condition file's conditions and contrasts beside the built-in ones (docs/CONDITIONS.md)\n"
-               "  python seam.py tables data/labels/gpt.jsonl data/studies/example/labels --conditions "
-               "data/conditions/example.toml --out data/studies/example/tables",
+               "  python seam.py tables data/labels/qwen2.5-coder-0.5b.jsonl data/studies/example/labels \\\n"
+               "      --conditions data/conditions/example.toml --out runs/example/tables",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("labels", nargs="+", metavar="LABELS",

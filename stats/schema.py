@@ -19,11 +19,13 @@ import functools
 import io
 import math
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from common.errors import UserError
+from common.reading import SMALL_FILE_BYTES, read_bytes
 from common.records import shown
 from stats.render import FORMULA_START, Column, Table
 
@@ -150,7 +152,12 @@ def parse_cell(cell: str, column: Column, where: str):
     if kind == "text":
         return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_START) else cell
     if kind == "int" and _INT.fullmatch(cell):
-        return int(cell)
+        try:
+            return int(cell)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits(), 4,300 by default)
+            raise UserError(f"{where}: column {column.key!r} is a whole number of {len(cell.lstrip('-')):,} digits, "
+                            f"more than can be read; expected {EXPECTED[kind]} of at most "
+                            f"{sys.get_int_max_str_digits():,} digits") from None
     if kind in ("proportion", "pvalue", "float") and _NUMBER.fullmatch(cell) and math.isfinite(float(cell)):
         return float(cell)
     if kind == "flag" and cell in _FLAGS:
@@ -201,7 +208,7 @@ def read_table(path: str | Path, spec: TableSpec) -> Table:
     """
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path, f"the {spec.name} table (CSV)", limit=SMALL_FILE_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file, expected the {spec.name} table") from None
     except IsADirectoryError:
@@ -266,7 +273,7 @@ def read_notes(path: str | Path) -> tuple[str, ...]:
     """
     path = Path(path)
     try:
-        lines = path.read_bytes().decode("utf-8").split("\n")
+        lines = read_bytes(path, "the notes on the tables", limit=SMALL_FILE_BYTES).decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: byte {exc.start} is not UTF-8, expected the notes on the tables") from None
     if lines[:2] != [NOTES_HEADING, ""]:

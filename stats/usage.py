@@ -7,6 +7,15 @@ taken as 0), prompt and completion tokens, the reasoning and cached parts where 
 the time spent waiting (the sum of every attempt's latency), and the cost at the prices of a prices file
 (`runner.prices`). Earlier rows of a request asked again (`previous`, kept in the final row) were paid
 for too and are counted with it. A model without a price gets its tokens and an empty cost.
+
+An attempt sent by a run that was stopped (killed, Ctrl+C, SIGTERM) before it recorded the answer was perhaps
+paid for: the next ask of the request records it at the start of its row's attempts (`runner.sent`). Each such
+attempt is counted with the usage unknown (never as 0, never as nothing), and a note says how many.
+
+A latency counts when it is a number of seconds from 0 to LONGEST_ATTEMPT_S. Any other (negative, NaN,
+Infinity, 400 digits, or 1e308, which a second one overflows) is left out of the time, which could otherwise
+be `inf` (refused by the table's own reader) or a float of 400 digits (a traceback). A row's own attempts
+are checked when read (docs/FORMATS.md), but not the earlier rows kept in `previous`, nor rows made in code.
 """
 
 from __future__ import annotations
@@ -15,11 +24,13 @@ from dataclasses import dataclass, field
 
 from common.records import TraceRow
 from runner.prices import Price
+from runner.sent import is_lost
 from runner.usage import read_usage
 from stats.render import Column, Table
 from stats.specs import USAGE
 
 ALL = "all"  # the condition of a model's total row
+LONGEST_ATTEMPT_S = 1e9  # about 32 years: far above any attempt (a request times out within a day)
 
 
 @dataclass
@@ -36,11 +47,15 @@ class Tally:
     batch_prompt: int = 0
     batch_completion: int = 0
     known: int = 0  # replies whose usage was read
+    lost: int = 0  # attempts sent whose answer a stopped run lost (also in `unknown`)
 
-    def add(self, usage, latencies: list[float], *, batch: bool = False, replied: bool = True) -> None:
+    def add(self, usage, latencies: list[float], *, batch: bool = False, replied: bool = True, lost: int = 0) -> None:
         """One reply (its usage, or None when unreadable) and the latencies of its attempts; a request that
-        got no reply (`replied` False: failed) was not paid for and its missing usage is not unknown."""
+        got no reply (`replied` False: failed) was not paid for and its missing usage is not unknown. `lost`:
+        its attempts sent by a run stopped before the answer was recorded, each counted as unknown."""
         self.seconds += sum(latencies)
+        self.lost += lost
+        self.unknown += lost
         if usage is None:
             self.unknown += replied
             return
@@ -68,9 +83,15 @@ def _latencies(attempts) -> list[float]:
     found = []
     for attempt in attempts:
         latency = attempt.get("latency_s") if isinstance(attempt, dict) else attempt.latency_s
-        if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
+        # compared before any float(): NaN fails both comparisons, Infinity and 400 digits the second
+        if isinstance(latency, int | float) and not isinstance(latency, bool) and 0 <= latency <= LONGEST_ATTEMPT_S:
             found.append(float(latency))
     return found
+
+
+def _lost(attempts) -> int:
+    """How many of the attempts were sent by a run stopped before it recorded their answer (runner.sent)."""
+    return sum(is_lost(attempt) for attempt in attempts)
 
 
 def collected_by_batch(row: TraceRow) -> bool:
@@ -103,11 +124,14 @@ def tally_rows(rows: list[TraceRow]) -> dict[tuple[str, str], Tally]:
         for key in ((row.model, row.condition), (row.model, ALL)):
             tally = totals.setdefault(key, Tally())
             tally.requests += 1
-            tally.add(read_usage(row.usage), _latencies(row.attempts), batch=batch, replied=row.status != "failed")
+            tally.add(read_usage(row.usage), _latencies(row.attempts), batch=batch, replied=row.status != "failed",
+                      lost=_lost(row.attempts))
             for earlier in row.previous:  # asked before, and paid for when it got a reply (each at its own price)
                 asked = earlier.get("request") if isinstance(earlier.get("request"), dict) else {}
-                tally.add(read_usage(earlier.get("usage")), _latencies(earlier.get("attempts") or []),
-                          batch=asked.get("batch") is True, replied=earlier.get("status") != "failed")
+                attempts = earlier.get("attempts") if isinstance(earlier.get("attempts"), list) else []
+                tally.add(read_usage(earlier.get("usage")), _latencies(attempts),
+                          batch=asked.get("batch") is True, replied=earlier.get("status") != "failed",
+                          lost=_lost(attempts))
     return totals
 
 
@@ -149,10 +173,15 @@ def usage_table(rows: list[TraceRow], conditions: tuple[str, ...], settings: Usa
              "(completion includes reasoning; reasoning and cached tokens where the provider reports them); "
              "earlier rows of a request asked again are counted with it. Time: the sum of every attempt's "
              "latency, in seconds (hours in the display)."]
-    unknown = sum(totals[(model, ALL)].unknown for model in models)
+    lost = sum(totals[(model, ALL)].lost for model in models)
+    unknown = sum(totals[(model, ALL)].unknown for model in models) - lost
     if unknown:
         notes.append(f"{unknown:,} replies have a usage that cannot be read: their tokens are not in the sums, "
                      "which are lower bounds (never counted as 0).")
+    if lost:
+        notes.append(f"{lost:,} requests were sent by a run stopped (killed, Ctrl+C, SIGTERM) before it recorded "
+                     "the answer, then asked again: each may have been paid for, so each is counted as unknown "
+                     "and the sums are lower bounds.")
     if settings.prices_file is None:
         notes.append("No prices file given: no costs.")
     else:

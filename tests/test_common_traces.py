@@ -98,7 +98,7 @@ def rows_to_check():
     for started in ("2026-01-02T03:04:05+01:00", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00",
                     "2026-13-01T00:00:00Z", "2026-01-02 03:04:05.678+00:00"):
         yield {**base, "attempts": [{**attempt, "started_at": started}]}
-    for latency in (0, 2, -1.5, 10**30):
+    for latency in (0, 2, -1.5, 10**30, float("inf"), float("-inf"), float("nan"), 10**400):
         yield {**base, "attempts": [{**attempt, "latency_s": latency, "retry_wait_s": latency,
                                      "http_status": latency if isinstance(latency, int) else 200}]}
 

@@ -109,14 +109,17 @@ def test_a_half_sent_request_is_closed_after_the_read_timeout(running):
         assert time.monotonic() - started < 5
 
 
-def test_connections_past_the_bound_are_closed_at_once(running):
+def test_connections_past_the_bound_close_the_idle_one_waiting_longest(running):
+    """Past the bound an idle connection is closed, no longer the new one (which slow clients could then hold
+    out for ever: issue 36, tests/test_answer_slow_clients.py)."""
     httpd = running(MAX_CONNECTIONS=2, READ_TIMEOUT_S=5)
     idle = [socket.create_connection(("127.0.0.1", httpd.server_port), timeout=10) for _ in range(2)]
     time.sleep(0.3)
     try:
         with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=10) as third:
-            third.sendall(b"GET /case/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            assert third.recv(1024) == b""
+            third.sendall(f"GET /case/1 HTTP/1.1\r\nHost: 127.0.0.1:{httpd.server_port}\r\n\r\n".encode())
+            assert third.recv(1024).startswith(b"HTTP/1.0 200")
+        assert idle[0].recv(1024) == b""  # the one waiting longest
     finally:
         for sock in idle:
             sock.close()

@@ -1,6 +1,7 @@
 """The packages form layers: each imports only from the layers below it, and only public names.
 
-    common <- guard <- benchmark <- runner <- scorer <- stats <- validity <- review <- occurrence <- report <- compare
+    common <- guard <- benchmark <- runner <- harness <- scorer <- stats <- validity <- review <- occurrence
+        <- report <- compare
 
 so a change in the scorer can never change how the benchmark is built, and a
 reader can learn the kit from the bottom up.
@@ -14,8 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("common", "guard", "benchmark", "runner", "scorer", "stats", "validity", "review", "occurrence", "report",
-          "compare")
+LAYERS = ("common", "guard", "benchmark", "runner", "harness", "scorer", "stats", "validity", "review", "occurrence",
+          "report", "compare")
 
 
 def _imports(path: Path):

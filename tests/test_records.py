@@ -164,3 +164,16 @@ def test_a_cluster_names_the_comment_of_each_pool():
         cluster.comment_of("shouting")
     with pytest.raises(UserError, match=r"^c:1: field 'native': field 'witness' is missing"):
         Cluster.from_row({**row, "native": {"id": "n", "text": "t", "proposition": "p"}}, "c:1")
+
+
+def test_formats_says_a_validity_item_is_usable_only_within_the_length_the_kit_reads():
+    """validity/inputs.py's `edited_text` (and so `usable` in validity_items.jsonl) requires the output to be at most
+    MAX_OUTPUT_CHARS long, as the scorer does; docs/FORMATS.md once said "status ok and the extraction left some
+    text" only."""
+    from common.records import MAX_OUTPUT_CHARS
+
+    section = _section("Tables")
+    items = section[section.index("`validity_items.jsonl`, one row per output"):]
+    usable = next(cells for cells in _table_rows(items) if cells[0].strip() == "`usable`")
+    assert f"at most {MAX_OUTPUT_CHARS:,} characters" in usable[2] and "MAX_OUTPUT_CHARS" in usable[2]
+    assert "extraction left some text" in usable[2]

@@ -525,3 +525,58 @@ def test_an_earlier_row_is_priced_by_its_own_batch_flag():
     tally = tally_rows([final])[("m", "all")]
     assert tally.batch_prompt == 1_000_000 and tally.prompt == 2_000_000
     assert tally.cost(Price(1.0, 1.0, 0.5, 0.5)) == pytest.approx(1.5)
+
+
+LONG_ERROR = "overloaded, please retry later. " * 40_000  # about 1.3 MB of a provider's error message
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_a_long_errored_message_is_cut_as_the_synchronous_path_cuts_an_error(tmp_path, provider, key):
+    """A batch's per-request error message is a provider's text of any length: it is kept as the failed row's
+    reason and its attempt's error cut to runner.ask.ERROR_TEXT_CHARS, the key redacted before the cut (so that no
+    part of it is left where the cut falls), as an exception's text is on the synchronous path."""
+    from runner.ask import ERROR_TEXT_CHARS
+    from runner.batch import Status, anthropic, gemini, openai, read_results
+    from runner.batch.journal import Submission
+    from runner.batch.run import outcome_of
+
+    message = "x" * (ERROR_TEXT_CHARS - 55) + key + LONG_ERROR  # the key across the cut, after any prefix
+    if provider == "anthropic":
+        raw = {"custom_id": "x", "result": {"type": "errored", "error": {
+            "type": "error", "error": {"type": "overloaded_error", "message": message}}}}
+        (result,) = read_results(json.dumps(raw).encode("utf-8"), "results", anthropic._result)
+    elif provider == "openai":
+        raw = {"custom_id": "x", "response": None, "error": {"code": "server_error", "message": message}}
+        (result,) = read_results(json.dumps(raw).encode("utf-8"), "output", openai._result)
+    else:
+        item = {"metadata": {"key": "x"}, "error": {"code": 13, "status": "INTERNAL", "message": message}}
+        (result,) = gemini.results(None, Status(state="JOB_STATE_SUCCEEDED", ended=True, done=1, failed=1, total=1,
+                                                data={"response": {"inlinedResponses": [item]}}))
+    assert result.result == "errored" and len(result.error) > len(LONG_ERROR)
+    with serve_batch(provider) as fake:
+        config = config_for(tmp_path, fake, provider)
+    submission = Submission("seam-0123456789abcdef", provider, config.name, ("synthetic-000/clean",), 0.0,
+                            batch_id="batch_1", created_at="2026-01-01T00:00:00.000Z")
+    outcome = outcome_of(result, config, make_requests(1)[0], submission, key)
+    (attempt,) = outcome.attempts
+    assert outcome.status == "failed" and outcome.reason == attempt.error
+    assert len(outcome.reason) == ERROR_TEXT_CHARS + 1 and outcome.reason.endswith("…")
+    assert key not in outcome.reason and key[:8] not in outcome.reason and "<redacted>" in outcome.reason
+
+
+def test_a_long_errored_message_from_anthropic_is_written_cut_into_the_trace(tmp_path, monkeypatch):
+    from support import fakebatch
+
+    from runner.ask import ERROR_TEXT_CHARS
+
+    errored = {"type": "error", "error": {"type": "overloaded_error", "message": LONG_ERROR}}
+    monkeypatch.setitem(fakebatch.ERRORED, "anthropic", errored)
+    requests = make_requests(4)
+    out = tmp_path / "trace.jsonl"
+    with serve_batch("anthropic", polls=1, fail={"return 2 ": "errored"}) as fake:
+        summary, _ = go(config_for(tmp_path, fake, "anthropic"), requests, out)
+    assert summary.counts == {"ok": 3, "failed": 1}
+    (failed,) = [row for row in read_final(out).final.values() if row.status == "failed"]
+    assert failed.reason.startswith("batch errored: overloaded_error: overloaded, please retry later.")
+    assert len(failed.reason) == ERROR_TEXT_CHARS + 1 and failed.attempts[-1].error == failed.reason
+    assert out.stat().st_size < 100_000

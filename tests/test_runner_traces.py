@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from support.fakeserver import serve, write_config
@@ -17,6 +22,8 @@ from common.errors import UserError
 from common.traces import read_final, scan
 from runner import traces
 from runner.run import run
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def write_lines(path, rows, tail=b""):
@@ -88,3 +95,40 @@ def test_each_re_ask_carries_the_earlier_rows_as_written_without_their_own_histo
     assert first["previous"] == [] and second["previous"] == [{k: v for k, v in first.items() if k != "previous"}]
     assert third["previous"] == [*second["previous"], {k: v for k, v in second.items() if k != "previous"}]
     assert read_final(out).final[rows[0].id].to_row() == third
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["run", "run --batch"])
+def test_an_out_that_is_a_fifo_is_refused_without_waiting(tmp_path, batch):
+    """`seam.py run --out FIFO` opened the FIFO for writing, which waits for a reader: the run hung forever. An
+    --out that exists and is not a regular file is refused in one line before it is opened (both paths write the
+    trace through `TraceWriter`)."""
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    with serve() as server:
+        write_config(tmp_path / "m.toml", server, "openai")
+        argv = [sys.executable, str(ROOT / "seam.py"), "run", "m.toml", "--first", "1", "--out", str(fifo)]
+        done = subprocess.run(argv + (["--batch"] if batch else []), cwd=tmp_path, capture_output=True, text=True,
+                              timeout=30)
+        assert server.received == []
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"seam.py run: error: {fifo}: a FIFO (named pipe), not a regular file"), done.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_trace_writer_refuses_what_is_not_a_regular_file(tmp_path):
+    with pytest.raises(UserError, match=r"a character device, not a regular file"):
+        traces.TraceWriter("/dev/null")
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_out_that_links_to_a_regular_file_is_appended_through_the_link(tmp_path):
+    rows = make_requests(2)
+    target = tmp_path / "real.jsonl"
+    link = tmp_path / "t.jsonl"
+    link.symlink_to(target)
+    with serve() as server:
+        config = write_config(tmp_path / "m.toml", server, "openai")
+        run(config, rows[:1], link, log=io.StringIO())
+        run(config, rows, link, log=io.StringIO())
+    assert link.is_symlink() and list(read_final(target).final) == [row.id for row in rows]

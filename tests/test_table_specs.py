@@ -136,21 +136,29 @@ def test_a_text_cell_made_safe_for_a_spreadsheet_reads_back_as_it_was(tmp_path):
 
 @pytest.fixture
 def opened(monkeypatch) -> list[str]:
-    """The files opened (by `open` or `Path.open`) while the test runs: every read of a file (the kit writes
-    with `os.open`, through common.files)."""
+    """The files opened for reading (by `open`, `Path.open`, or `os.open` without a write flag, as
+    common.reading opens them) while the test runs: every read of a file (the kit writes with `os.open`,
+    through common.files, with write flags)."""
     import builtins
     import io
+    import os
 
     found: list[str] = []
-    real = io.open
+    real, real_os_open = io.open, os.open
 
     def counting(file, *args, **kwargs):
         if isinstance(file, str | Path):
             found.append(str(file))
         return real(file, *args, **kwargs)
 
+    def counting_os(path, flags, *args, **kwargs):
+        if isinstance(path, str | Path) and not flags & (os.O_WRONLY | os.O_RDWR):
+            found.append(str(path))
+        return real_os_open(path, flags, *args, **kwargs)
+
     monkeypatch.setattr(io, "open", counting)
     monkeypatch.setattr(builtins, "open", counting)
+    monkeypatch.setattr(os, "open", counting_os)
     return found
 
 

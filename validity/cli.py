@@ -19,8 +19,12 @@ def add_commands(subparsers) -> None:
                     "models left out (validity_sensitivity). Writes validity_*.{csv,md,tex} and\n"
                     "validity_items.jsonl into DIR.\n"
                     "Same traces, same bytes. See docs/VALIDITY.md.",
-        epilog="example:\n  python seam.py validity data/traces --out data/tables --labels data/labels\n"
-               "  python seam.py validity data/traces/gpt-x.jsonl --out /tmp/v --execute --max-days 14\n\n"
+        epilog="example:\n"
+               "  # the released validity tables again, into a folder of yours (but the functional check's)\n"
+               "  python seam.py validity data/traces --out runs/validity --labels data/labels\n"
+               "  # one model's, with the functional check (--execute, below)\n"
+               "  python seam.py validity data/traces/qwen2.5-coder-1.5b.jsonl --out runs/validity-1.5b --execute \\\n"
+               "      --max-days 14\n\n"
                "--execute runs model output as code. It is isolated (namespaces, read-only file system,\n"
                "no network, resource limits; docs/VALIDITY.md says which protection applies where),\n"
                "but only pass it for traces you are willing to execute.",

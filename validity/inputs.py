@@ -21,7 +21,7 @@ from benchmark.conditions import builtin_only
 from benchmark.dataset import Benchmark
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, Cluster, TraceRow, shown
+from common.records import CONDITIONS, MAX_OUTPUT_CHARS, Cluster, TraceRow, shown
 from common.traces import model_of, read_final
 from scorer.extract import extract
 
@@ -68,13 +68,20 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
     return sorted(outputs.values(), key=lambda o: (o.model, o.cluster, order[o.condition]))
 
 
+def readable(output: str) -> bool:
+    """Whether a reply is within the length the kit reads (`common.records.MAX_OUTPUT_CHARS`), as the scorer
+    requires of the replies it labels: a longer one (only a hand-made trace holds one) is unusable here too."""
+    return len(output) <= MAX_OUTPUT_CHARS
+
+
 def edited_text(row: TraceRow, cluster: Cluster) -> str | None:
     """The edited text of a usable output (the scorer's extraction), or None when there is none.
 
     Usable means what it means for the absorption labels: the runner judged the
-    reply ok and the extraction leaves some text.
+    reply ok, it is no longer than the kit reads (`readable`) and the extraction
+    leaves some text.
     """
-    if row.status != "ok" or row.output is None:
+    if row.status != "ok" or row.output is None or not readable(row.output):
         return None
     text = extract(row.output, cluster.artifact, cluster.genre).text
     return text if text.strip() else None

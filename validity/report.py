@@ -32,6 +32,7 @@ from validity.tables import (
     flags_table,
     functional_outcomes,
     functional_table,
+    parse_notes,
     provenance_table,
     similarity_table,
     syntax_as_returned_table,
@@ -67,16 +68,17 @@ def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, l
     code_sources = tuple(sorted({c.source for c in benchmark.clusters if c.genre == "code"}))
     entries = provenance.by_condition(outputs)
     model_flags = provenance.flags(entries, options.max_days)
+    syntax_notes = [*notes, *parse_notes(checked)]
     tables = [
-        syntax_table(checked, code_sources, options, notes),
+        syntax_table(checked, code_sources, options, syntax_notes),
         clean_contrasts_table(specs.SYNTAX_CONTRASTS, "Invalid code: each condition vs clean",
                               clean_contrast_rows(syntax_outcomes(checked), models, options),
-                              "the edited code does not parse", options, notes),
-        syntax_as_returned_table(checked, code_sources, options, notes),
+                              "the edited code does not parse", options, syntax_notes),
+        syntax_as_returned_table(checked, code_sources, options, syntax_notes),
         clean_contrasts_table(specs.SYNTAX_AS_RETURNED_CONTRASTS,
                               "Code invalid as returned: each condition vs clean",
                               clean_contrast_rows(syntax_outcomes(checked, as_returned=True), models, options),
-                              "the reply as returned does not parse", options, notes),
+                              "the reply as returned does not parse", options, syntax_notes),
         similarity_table(checked, clusters, options, notes),
         provenance_table(entries, len(clusters), notes),
         flags_table(model_flags, options, notes),

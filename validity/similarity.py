@@ -30,6 +30,7 @@ WMT 2015, 392-395.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -99,11 +100,17 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _matched(hyp: str, ref: str, n: int, prefix: int, suffix: int) -> int:
-    """The clipped n-gram matches: over every n-gram, the smaller of its counts in the two texts."""
+    """The clipped n-gram matches: over every n-gram, the smaller of its counts in the two texts.
+
+    Only an n-gram of both texts can match, so the longer text's n-grams are counted only where the shorter
+    text has them: the n-grams kept are at most those of the shorter text, however long the other is (a
+    5 MB reply against a reference of a few hundred characters once took gigabytes of n-grams).
+    """
     shared = max(0, prefix - n + 1) + max(0, suffix - n + 1)
-    ours, theirs = _ngrams(_between(hyp, n, prefix, suffix), n), _ngrams(_between(ref, n, prefix, suffix), n)
-    common = ours.keys() & theirs.keys()
-    return shared + sum(map(min, map(ours.__getitem__, common), map(theirs.__getitem__, common)))
+    short, long = sorted((_between(hyp, n, prefix, suffix), _between(ref, n, prefix, suffix)), key=len)
+    ours = _ngrams(short, n)
+    theirs = Counter(filter(ours.__contains__, _each_ngram(long, n)))
+    return shared + sum(map(min, map(ours.__getitem__, theirs), theirs.values()))
 
 
 def _between(text: str, n: int, prefix: int, suffix: int) -> str:
@@ -114,9 +121,15 @@ def _between(text: str, n: int, prefix: int, suffix: int) -> str:
 
 
 def _ngrams(text: str, n: int) -> Counter:
-    """The n-grams of `text` counted, each as a tuple of characters (zip builds them in C, faster than slicing):
-    the text shifted by 0..n-1 characters, zipped up to the shortest shift."""
-    return Counter(zip(*(text[k:] for k in range(n)), strict=False))
+    """The n-grams of `text` counted (`_each_ngram`)."""
+    return Counter(_each_ngram(text, n))
+
+
+def _each_ngram(text: str, n: int):
+    """The n-grams of `text` one by one, each as a tuple of characters (zip builds them in C, faster than
+    slicing): the text shifted by 0..n-1 characters, zipped up to the shortest shift. The shifts are iterators
+    over the text, not copies of it."""
+    return zip(*(itertools.islice(text, k, None) for k in range(n)), strict=False)
 
 
 def unchanged(edited: str, artifact: str) -> bool:

@@ -19,6 +19,12 @@ the same reparse once marker lines are removed. Both readings go into the
 tables, so a reader sees how much of "invalid" is the code and how much the
 talk around it.
 
+Code longer than `MAX_PARSED_CHARS` is not parsed (`parsable`): `ast.parse` keeps
+a few hundred bytes of memory per character of dense code (one 5 MB reply once
+took 2.2 GB), and no edit of the benchmark's artifacts (at most a few thousand
+characters) comes near the bound. Such an output has neither reading and is left
+out of the syntax tables' n, which say how many were (`validity.tables.parse_notes`).
+
 A marker line is what the scorer cuts at (`scorer.extract.is_marker_line`): a
 line that normalises to "begin text" or "end text", so any case and any
 punctuation around or between the two words: `-----END TEXT-----`,
@@ -35,6 +41,14 @@ import warnings
 from dataclasses import dataclass
 
 from scorer.extract import is_marker_line
+
+# The longest reply whose code is parsed: at a few hundred bytes per character, some tens of megabytes at most.
+MAX_PARSED_CHARS = 100_000
+
+
+def parsable(reply: str) -> bool:
+    """Whether a reply is short enough to be parsed (its edited text is a part of it): at most MAX_PARSED_CHARS."""
+    return len(reply) <= MAX_PARSED_CHARS
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ import math
 import sys
 from dataclasses import dataclass
 
-from common.records import CONDITIONS, TREATMENTS, Cluster, TraceRow
+from common.plural import plural
+from common.records import CONDITIONS, MAX_OUTPUT_CHARS, TREATMENTS, Cluster, TraceRow
 from stats.contrasts import ContrastRow, paired_contrast_rows, paired_contrasts_table
 from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
@@ -25,7 +26,7 @@ from stats.render import Column, Table, interval_text, percent
 from stats.schema import TableSpec
 from stats.settings import TableSettings
 from validity import provenance, similarity, syntax
-from validity.inputs import edited_text, format_time
+from validity.inputs import edited_text, format_time, readable
 from validity.sandbox import OUTCOMES, Limits, RunResult
 from validity.specs import FUNCTIONAL, PROVENANCE, PROVENANCE_FLAGS, SIMILARITY, SYNTAX, SYNTAX_AS_RETURNED
 
@@ -71,10 +72,11 @@ def check_outputs(outputs: list[TraceRow], clusters: dict[str, Cluster]) -> list
         edited = edited_text(item, cluster)
         code = cluster.genre == "code"
         reference = cluster.reference
+        parsed = code and edited is not None and syntax.parsable(item.output)
         checked.append(Checked(
             output=item, source=cluster.source, genre=cluster.genre, edited=edited,
-            syntax=syntax.check(item.output, edited) if code and edited is not None else None,
-            reply_syntax=syntax.check_reply(item.output) if code and edited is not None else None,
+            syntax=syntax.check(item.output, edited) if parsed else None,
+            reply_syntax=syntax.check_reply(item.output) if parsed else None,
             chrf=similarity.chrf(edited, reference) if reference and edited is not None else None,
             unchanged=similarity.unchanged(edited, cluster.artifact) if edited is not None else None,
             has_reference=bool(reference)))
@@ -102,7 +104,22 @@ def data_notes(checked: list[Checked]) -> list[str]:
             notes.append(f"Model {model} has no outputs for condition(s): {', '.join(absent)}.")
     if checked and "clean" not in present:
         notes.append("No clean outputs: no contrast with clean can be computed.")
+    unread = sum(c.output.status == "ok" and c.output.output is not None and not readable(c.output.output)
+                 for c in checked)
+    if unread:
+        notes.append(f"{unread:,} {plural(unread, 'output is', 'outputs are')} longer than the "
+                     f"{MAX_OUTPUT_CHARS:,} characters the kit reads: unusable here, as in the labels.")
     return notes
+
+
+def parse_notes(checked: list[Checked]) -> list[str]:
+    """The syntax tables' own note: usable code outputs too long to parse (`syntax.MAX_PARSED_CHARS`)."""
+    unparsed = sum(c.genre == "code" and c.usable and c.syntax is None for c in checked)
+    if not unparsed:
+        return []
+    return [f"{unparsed:,} usable {plural(unparsed, 'output')} of a code cluster {plural(unparsed, 'was', 'were')} "
+            f"not parsed: longer than {syntax.MAX_PARSED_CHARS:,} characters, more than the syntax check parses "
+            "(ast.parse keeps a few hundred bytes per character); left out of n."]
 
 
 def clean_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options

@@ -61,9 +61,15 @@ def _created(batch: dict) -> float | None:
 
 
 def _counts(batch: dict) -> dict[str, int]:
+    """The batch's `request_counts`; a count that no batch can have (not an integer, negative, more than
+    `MAX_REQUESTS`: a hostile or broken server's) is read as 0, as a missing one is.
+
+    >>> _counts({"request_counts": {"processing": 3, "succeeded": -1, "errored": 10 ** 400, "expired": True}})
+    {'processing': 3, 'succeeded': 0, 'errored': 0, 'canceled': 0, 'expired': 0}
+    """
     counts = batch.get("request_counts") if isinstance(batch.get("request_counts"), dict) else {}
-    return {key: value if isinstance(value := counts.get(key), int) and not isinstance(value, bool) else 0
-            for key in COUNTS}
+    return {key: value if isinstance(value := counts.get(key), int) and not isinstance(value, bool)
+            and 0 <= value <= MAX_REQUESTS else 0 for key in COUNTS}
 
 
 def find(client: BatchClient, submission: Submission) -> list[str]:

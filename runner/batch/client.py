@@ -5,7 +5,11 @@ that a provider hands back (Anthropic's `results_url`) and that points anywhere 
 one line before anything is sent to it, so the key never leaves for another host. Redirects are
 not followed, for the same reason. A call that meets a dropped connection, a timeout, HTTP 408,
 429 or 5xx is tried again with the runner's backoff (Retry-After honoured); any other error is a
-`BatchAPIError`, one line naming the call, the status and the start of the body, the key redacted.
+`BatchAPIError`, one line naming the call, the status and the start of the body, the key redacted
+and control characters shown as "?" (`runner.terminal.printable`: the message is printed as is).
+
+A URL that no parser reads (a bracketed host that is no IP address, "http://[evil]/r") has no
+origin, so it is refused like a foreign one, on this run and every rerun that meets it again.
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ import json
 import re
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from common.errors import UserError
 from common.plural import plural
-from runner.apikey import redact
 from runner.retry import RetryPolicy, is_retryable_status, parse_retry_after, retry_wait_s
+from runner.terminal import printable
 from runner.transport import USER_AGENT
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,255}")  # a batch or file id, put into URL paths
@@ -51,37 +55,37 @@ def identifier(value, what: str) -> str:
     return value
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def printable(text, api_key: str | None, limit: int = 300) -> str:
-    """A provider's text made fit for the terminal: the key redacted, control characters shown as "?", cut."""
-    text = CONTROL.sub("?", redact(str(text), api_key))
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of a URL, the port filled in from the scheme.
+    """(scheme, host, port) of a URL, the port filled in from the scheme; ("", "", -1), no origin at all,
+    for a URL the parser refuses (a bracketed host that is no IP address, an unclosed bracket).
 
     >>> origin("https://API.example.com/v1"), origin("http://127.0.0.1:8080/v1")
     (('https', 'api.example.com', 443), ('http', '127.0.0.1', 8080))
+    >>> origin("http://[evil]/r"), origin("http://[::1/r")
+    (('', '', -1), ('', '', -1))
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError:
+        return "", "", -1
     try:
         port = parts.port
     except ValueError:
         port = -1
-    return parts.scheme.lower(), (parts.hostname or "").lower(), port or {"https": 443, "http": 80}.get(
+    return parts.scheme.lower(), (hostname or "").lower(), port or {"https": 443, "http": 80}.get(
         parts.scheme.lower(), -1)
 
 
 class BatchClient:
     """Calls to one provider's batch API at `base_url`, with the auth headers added to each."""
 
-    def __init__(self, session, base_url: str, auth: dict, api_key: str | None, *, timeout_s: float,
-                 policy: RetryPolicy | None = None, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, session, base_url: str, auth: dict, api_key, *, timeout_s: float,
+                 policy: RetryPolicy | None = None, sleep: Callable[[float], None] = time.sleep,
+                 query: dict | None = None):
         self.session = session
         self.base_url = base_url.rstrip("/")
+        self.query = urlencode(query, quote_via=quote) if query else ""  # the config's [query], on every call
         self.auth = auth
         self.api_key = api_key
         self.timeout_s = timeout_s
@@ -89,15 +93,17 @@ class BatchClient:
         self.sleep = sleep
 
     def url(self, path: str) -> str:
+        if self.query:
+            path += ("&" if "?" in path else "?") + self.query
         return self.base_url + path
 
     def check_url(self, url: str, what: str) -> str:
         """`url` if it is on base_url's origin; else a one-line refusal (the key is never sent there)."""
         if not isinstance(url, str) or origin(url) != origin(self.base_url) or not url.startswith(("http://",
                                                                                                    "https://")):
-            shown_url = url if isinstance(url, str) and len(url) <= 200 else repr(url)[:200]
-            raise BatchAPIError(f"the provider gave {what} {redact(str(shown_url), self.api_key)}, which is not "
-                                f"on {self.base_url}'s host; refused: the API key is sent to that host only")
+            shown_url = printable(url if isinstance(url, str) else repr(url), self.api_key, 200)
+            raise BatchAPIError(f"the provider gave {what} {shown_url}, which is not on {self.base_url}'s host; "
+                                "refused: the API key is sent to that host only")
         return url
 
     def json(self, method: str, url: str, *, body: dict | None = None, data: bytes | None = None,
@@ -135,7 +141,7 @@ class BatchClient:
                     raw = self._read(response, method, url)
                     status, retry_after = response.status_code, response.headers.get("Retry-After")
             except (requests.exceptions.RequestException, OSError) as exc:
-                last = redact(f"{type(exc).__name__}: {exc}", self.api_key)[:SNIPPET]
+                last = printable(f"{type(exc).__name__}: {exc}", self.api_key, SNIPPET)
             else:
                 if 200 <= status <= 299:
                     return raw
@@ -162,8 +168,9 @@ class BatchClient:
         return b"".join(chunks)
 
     def _path(self, url: str) -> str:
-        return url[len(self.base_url):] if url.startswith(self.base_url) else urlsplit(url).path
+        """The call's path for a message (a `results_url` on base_url's host may hold anything after it)."""
+        return printable(url[len(self.base_url):] if url.startswith(self.base_url) else urlsplit(url).path,
+                         self.api_key, SNIPPET)
 
     def _snippet(self, raw: bytes) -> str:
-        text = redact(raw.decode("utf-8", errors="replace").strip(), self.api_key)
-        return text if len(text) <= SNIPPET else text[:SNIPPET] + "…"
+        return printable(raw.decode("utf-8", errors="replace").strip(), self.api_key, SNIPPET)

@@ -1,7 +1,9 @@
 """The progress line while batches run at the provider: their states, done of total, failed, elapsed and ETA.
 
 On a terminal the line is redrawn in place; otherwise (a log file, CI) a line is printed at most every
-`interval_s` seconds and once at the end, like the synchronous run's (runner.progress).
+`interval_s` seconds and once at the end, like the synchronous run's (runner.progress). The counts come
+from the provider's answers: whatever they say, the line shows done and failed between 0 and the
+total, so that no count (negative, or of thousands of digits) breaks the ETA or the line.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class Waiting:
         self.tty = bool(getattr(log, "isatty", lambda: False)())
 
     def update(self, states: dict[str, str], done: int, failed: int, total: int, final: bool = False) -> None:
+        done = min(max(done, 0), total)
+        failed = min(max(failed, 0), total)
         now = time.monotonic()
         elapsed = now - self.start
         self.first_done = done if self.first_done is None else self.first_done

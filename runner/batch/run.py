@@ -29,10 +29,10 @@ from common.files import sha256_text
 from common.plural import plural
 from common.records import Attempt, Request, TraceRow
 from runner import batch, providers, traces
-from runner.apikey import read_api_key
-from runner.ask import Outcome, judge, reply_reason
+from runner.apikey import read_secrets, redact, secret_headers
+from runner.ask import ERROR_TEXT_CHARS, Outcome, judge, reply_reason
 from runner.batch import ids
-from runner.batch.client import BatchAPIError, BatchClient, printable
+from runner.batch.client import BatchAPIError, BatchClient
 from runner.batch.journal import Journal, Submission, new_token
 from runner.batch.progress import Waiting
 from runner.config import ModelConfig
@@ -40,7 +40,11 @@ from runner.retry import RetryPolicy
 from runner.rows import FINGERPRINT, check_key_not_recorded, earlier, named, request_record, trace_line, trace_row
 from runner.run import RunSummary, plan, prepare_trace
 from runner.selection import check_unique_ids
+from runner.terminal import printable
 from runner.transport import Exchange, utc_now
+
+# The answers of a server without the batch endpoint to a submission: not found, or not allowed at that path.
+NO_BATCH_API = (404, 405)
 
 
 @dataclass(frozen=True)
@@ -52,14 +56,15 @@ class PollPolicy:
     max_s: float = 300.0
 
 
-def client_for(config: ModelConfig, api_key: str | None, session, policy: RetryPolicy | None) -> BatchClient:
-    """A client sending the provider's own headers (e.g. anthropic-version) and the key, to base_url only."""
+def client_for(config: ModelConfig, api_key, session, policy: RetryPolicy | None) -> BatchClient:
+    """A client sending the provider's own headers (e.g. anthropic-version), the config's [headers] and
+    [query], and the key and [headers_env] values (`api_key`: the run's `Secrets`), to base_url only."""
     provider = providers.get(config.provider)
-    _, headers, _ = provider.build_request(config, "")
+    _, headers, _ = providers.build(provider, config, "")
     auth = {key: value for key, value in headers.items() if key.lower() != "content-type"}
-    if api_key is not None:
-        auth.update(provider.auth_headers(api_key))
-    return BatchClient(session, config.base_url, auth, api_key, timeout_s=config.timeout_s, policy=policy)
+    auth.update(secret_headers(provider, config, api_key))
+    return BatchClient(session, config.base_url, auth, api_key, timeout_s=config.timeout_s, policy=policy,
+                       query=config.query)
 
 
 def chunks(adapter, config: ModelConfig, todo: list[Request]) -> list[list[Request]]:
@@ -95,7 +100,7 @@ def outcome_of(result: batch.Result, config: ModelConfig, request: Request, subm
                api_key: str | None) -> Outcome:
     """A batch result as the synchronous path's outcome: a reply read by `runner.ask.judge`, or a failure."""
     provider = providers.get(config.provider)
-    url, _, body = provider.build_request(config, request.message)
+    url, _, body = providers.build(provider, config, request.message)
     started = submission.created_at or utc_now()
 
     def attempt(error: str | None) -> tuple[Attempt, ...]:
@@ -103,7 +108,8 @@ def outcome_of(result: batch.Result, config: ModelConfig, request: Request, subm
                         retry_after=None, retry_wait_s=None, batch_id=submission.batch_id, result=result.result),)
 
     if result.body is None:
-        return Outcome("failed", result.error, None, None, attempt(result.error), url, body)
+        error = None if result.error is None else error_text(result.error, api_key)
+        return Outcome("failed", error, None, None, attempt(error), url, body)
     verdict = judge(Exchange(started_at=started, latency_s=0.0, status=result.http_status or 200, retry_after=None,
                              body=result.body, error=None), provider, config, api_key)
     if verdict.kind == "done":
@@ -111,6 +117,14 @@ def outcome_of(result: batch.Result, config: ModelConfig, request: Request, subm
         return Outcome("ok" if reason is None else "unusable", reason, verdict.reply, verdict.response,
                        attempt(None), url, body)
     return Outcome("failed", verdict.error, None, None, attempt(verdict.error), url, body)
+
+
+def error_text(error: str, api_key: str | None) -> str:
+    """A batch's error for one request (a provider's message, of any length) as the synchronous path keeps an
+    exception's text (`runner.ask.judge`): the key redacted, then cut to ERROR_TEXT_CHARS, so that the failed
+    row's reason and its attempt's error stay a line, and no piece of the key is left where the cut falls."""
+    text = redact(error, api_key)
+    return text if len(text) <= ERROR_TEXT_CHARS else text[:ERROR_TEXT_CHARS] + "…"
 
 
 class BatchRun:
@@ -121,7 +135,7 @@ class BatchRun:
         self.config, self.out, self.log, self.poll, self.sleep = config, out, log, poll, sleep
         self.by_id = {request.id: request for request in requests}
         self.adapter = batch.get(config.provider)
-        self.api_key = read_api_key(config)
+        self.api_key = read_secrets(config)
         check_key_not_recorded(config, requests, self.api_key)
         import requests as http
 
@@ -165,6 +179,11 @@ class BatchRun:
         except BatchAPIError as exc:
             if exc.status is not None and 400 <= exc.status <= 499:  # refused: certainly not created
                 journal.note("abandoned", submission, reason=str(exc)[:500])
+            if exc.status in NO_BATCH_API:  # a local or compatible server that only answers chat completions
+                also = f" (or no model {self.config.model!r})" if self.config.provider == "gemini" else ""
+                raise BatchAPIError(f"{exc}: the server at {self.config.base_url} has no batch API{also}, so nothing "
+                                    "was submitted; run without --batch (docs/RUNNER.md: a fake batch server to try "
+                                    "--batch offline)", exc.status) from None
             raise  # else unknown: left open, looked for on the next run
         journal.note("created", submission, batch_id=batch_id)
         self.waiting.notice(f"run: submitted {len(requests):,} {plural(len(requests), 'request')} as batch {batch_id}")

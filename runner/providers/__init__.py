@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from urllib.parse import quote, urlencode
 
 if TYPE_CHECKING:  # runner.config imports this package for NAMES and get()
     from runner.config import ModelConfig
@@ -61,6 +62,29 @@ def get(name: str) -> Provider:
     if not isinstance(module, Provider):  # a provider module missing part of the protocol is a bug
         raise TypeError(f"{module.__name__} does not provide everything runner.providers.Provider lists")
     return module
+
+
+def build(provider: Provider, config: ModelConfig, message: str) -> tuple[str, dict, dict]:
+    """The provider's request for one user message with the config's `[query]` appended to the URL and its
+    literal `[headers]` added: (url, headers WITHOUT any secret, body). Without either, exactly the provider's.
+    Every request the runner sends or prints is built here (the key's and `[headers_env]`'s headers are added
+    only when sending: `runner.apikey.secret_headers`)."""
+    url, headers, body = provider.build_request(config, message)
+    if config.query:
+        url = f"{url}?{urlencode(config.query, quote_via=quote)}"
+    if config.headers:
+        headers = {**headers, **config.headers}
+    return url, headers, body
+
+
+def key_headers(provider: Provider, config: ModelConfig, api_key: str) -> dict:
+    """The header that carries the key: the provider's (`auth_headers`), or the config's `auth_header` with the
+    key as is (Azure OpenAI's `api-key`); `auth_header = "Authorization"` sends `Bearer KEY`."""
+    if config.auth_header is None:
+        return provider.auth_headers(api_key)
+    if config.auth_header.lower() == "authorization":
+        return {config.auth_header: f"Bearer {api_key}"}
+    return {config.auth_header: api_key}
 
 
 def merge_params(body: dict, params: dict, forbidden: tuple[str, ...] = ()) -> dict:

@@ -110,11 +110,11 @@ class _Quiet(ThreadingHTTPServer):
 
 class FakeBatchServer(_Quiet):
     def __init__(self, provider: str, *, polls: int, shuffle: bool, fail: dict | None, batch_failure: str | None,
-                 foreign_results: bool, seed: int, api_key: str):
+                 foreign_results: bool, seed: int, api_key: str, port: int = 0):
         unknown = set((fail or {}).values()) - KINDS
         if provider not in BASES or batch_failure not in (None, "failed", "expired") or unknown:
             raise ValueError(f"bad provider {provider!r}, batch_failure {batch_failure!r} or fail kinds {fail!r}")
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)  # loopback only, whatever the port
         self.provider, self.polls, self.shuffle, self.seed, self.api_key = provider, polls, shuffle, seed, api_key
         self.fail, self.batch_failure, self.rng = dict(fail or {}), batch_failure, random.Random(seed)
         self.lock = threading.Lock()
@@ -626,16 +626,17 @@ class _Foreign(_Quiet):
 @contextlib.contextmanager
 def serve_batch(provider: str, *, polls: int = 2, shuffle: bool = True, fail: dict[str, str] | None = None,
                 batch_failure: str | None = None, foreign_results: bool = False, seed: int = 0,
-                api_key: str = API_KEY):
+                api_key: str = API_KEY, port: int = 0):
     """Serve a fake batch API for `provider` ("openai", "anthropic", "gemini") for the duration of a `with` block.
 
     polls: retrievals of a batch in each status before it moves on. shuffle: results in a seeded random order,
     never input order. fail: {substring of a user message: "errored" | "expired" | "canceled"}, applied the first
     time a message containing it is processed, so that a resubmission succeeds. batch_failure: "failed" or
     "expired", for the first batch created. foreign_results (Anthropic): results_url names another host.
+    port: the port on 127.0.0.1 (0: any free one; scripts/fake_batch_server.py serves this for users).
     """
     fake = FakeBatchServer(provider, polls=polls, shuffle=shuffle, fail=fail, batch_failure=batch_failure,
-                           foreign_results=foreign_results, seed=seed, api_key=api_key)
+                           foreign_results=foreign_results, seed=seed, api_key=api_key, port=port)
     servers = [fake] + ([fake.foreign] if fake.foreign else [])
     for server in servers:
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()

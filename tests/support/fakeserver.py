@@ -18,7 +18,12 @@ echoes the credentials), echo-u (the same, as \\uXXXX escapes), split (the
 key cut in two: the first half ends the output, the second is in another
 field), split-u (the same, as \\uXXXX escapes), surrogate (a
 lone surrogate escape in the output), deep:N (an extra field nested N levels
-deep), bigint (an integer of 5,000 digits), nan and inf (non-finite numbers).
+deep), bigint (an integer of 5,000 digits), nan and inf (non-finite numbers);
+echo-all (the output repeats every header received, "name: value; ...") and
+fault-all (HTTP 502 whose error body lists them; ":u" as \\uXXXX escapes), for
+headers from the config.
+A query string (Azure's ?api-version=) does not change the routing; it is kept
+in the recorded "path".
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import threading
 import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 
 def edited(message: str) -> str:
@@ -76,10 +82,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        route = urlsplit(self.path).path  # a query (Azure's ?api-version=) is recorded in "path", not routed on
+        kind = ("openai" if route.endswith("/chat/completions") else
+                "anthropic" if route.endswith("/messages") else
+                "gemini" if route.endswith(":generateContent") else None)
+        if kind is None:  # no such endpoint (a batch API's /files, say): 404, whatever the body, as servers do
+            return self._send(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
         body = json.loads(raw)
-        kind = ("openai" if self.path.endswith("/chat/completions") else
-                "anthropic" if self.path.endswith("/messages") else
-                "gemini" if self.path.endswith(":generateContent") else None)
         message = _message(kind, body)
         server = self.server
         with server.lock:
@@ -112,6 +121,14 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": retry_after})
         key = (self.headers.get("Authorization") or self.headers.get("x-api-key")
                or self.headers.get("x-goog-api-key"))
+        if name in ("echo-all", "fault-all"):  # every header received, as some gateways' errors and logs show them
+            every = "; ".join(f"{header}: {value}" for header, value in self.headers.items())
+            if name == "fault-all":
+                return self._send_raw(502, _fill({"error": {"message": f"gateway error; headers {SLOT}"}}, every,
+                                                 escaped=arg == "u"))
+            payload = RESPONSES[kind](body, message, "ok")
+            _replace_text(payload, edited(message), f"{edited(message)} headers {SLOT}")
+            return self._send_raw(200, _fill(payload, every, escaped=False))
         if name.isdigit():
             # error bodies echo the credentials the client sent, as some real servers do, to test redaction
             filler = "." * int(arg) if arg.isdigit() else ""

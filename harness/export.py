@@ -1,0 +1,83 @@
+"""`seam.py export`: the selected requests in a harness's own input format, sent as the kit's runner sends them.
+
+inspect_ai: `seam.jsonl` (one sample per request: `input` the exact message, `id` the kit's id, `metadata`),
+`seam_task.py` (the task, written as text) and a README; the OpenAI Batch API: `batch_input.jsonl`, one line per
+request whose body is built by the runner's own OpenAI provider (`runner.providers.build`), so it is byte for
+byte the body `seam.py run --dry-run` prints for a config of that model, temperature 0 and that limit. The
+files are written all or none (`common.files.write_files`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from common import jsonl
+from common.errors import UserError
+from common.files import sha256_text, write_files
+from common.records import Request
+from harness import BATCH_INPUT, DATASET, TARGETS, TASK_FILE, templates
+from runner import providers
+from runner.config import ModelConfig
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_MAX_TOKENS = ModelConfig.max_tokens  # the runner's own default (its configs must set one)
+PLACEHOLDER_MODEL = "MODEL"  # in the inspect README's commands when no --model is given
+
+
+def dataset_row(request: Request) -> dict:
+    """One inspect sample: the exact message as `input`, the kit's id, and what the import checks it by."""
+    return {"id": request.id, "input": request.message,
+            "metadata": {"cluster": request.cluster, "condition": request.condition, "source": request.source,
+                         "benchmark_sha256": request.benchmark_sha256,
+                         "message_sha256": sha256_text(request.message)}}
+
+
+def batch_config(model: str, max_tokens: int, field: str = "max_tokens") -> ModelConfig:
+    """The config the runner would be given for this export: OpenAI, temperature 0, no extra parameters."""
+    return ModelConfig(path="seam.py export", name="export", provider="openai", model=model,
+                       base_url=providers.get("openai").DEFAULT_BASE_URL, temperature=0.0, max_tokens=max_tokens,
+                       max_tokens_field=field)
+
+
+def batch_line(config: ModelConfig, request: Request) -> dict:
+    """One line of a Batch API input file: the kit's id as `custom_id`, the runner's body for the message."""
+    from runner.batch import openai as batch_openai
+
+    _, _, body = providers.build(providers.get("openai"), config, request.message)
+    return batch_openai.envelope(request.id, body)
+
+
+def files(target: str, out: Path, requests: list[Request], *, max_tokens: int, model: str | None,
+          field: str = "max_tokens", conditions: str | None = None) -> dict[Path, bytes]:
+    """Every file of one export, by path."""
+    if target not in TARGETS:
+        raise UserError(f"--to {target}: expected one of {', '.join(TARGETS)}")
+    if not requests:
+        raise UserError("no requests selected")
+    count, shown_out = len(requests), str(out)
+    if target == "inspect":
+        readme = templates.inspect_readme(count=count, max_tokens=max_tokens, out=shown_out,
+                                          model=model or PLACEHOLDER_MODEL, conditions=conditions)
+        return {out / DATASET: jsonl.lines_bytes(dataset_row(r) for r in requests),
+                out / TASK_FILE: templates.task_file(count=count, max_tokens=max_tokens).encode("utf-8"),
+                out / "README.md": readme.encode("utf-8")}
+    if not model:
+        raise UserError("--to openai-batch needs --model NAME: the model every request's body names")
+    config = batch_config(model, max_tokens, field)
+    readme = templates.batch_readme(count=count, max_tokens=max_tokens, field=field, out=shown_out, model=model,
+                                    conditions=conditions)
+    return {out / BATCH_INPUT: jsonl.lines_bytes(batch_line(config, r) for r in requests),
+            out / "README.md": readme.encode("utf-8")}
+
+
+def export(target: str, out: str | Path, requests: list[Request], **options) -> list[Path]:
+    """Write one export into `out` (made if need be; never under data/, the release); the files written."""
+    out = Path(out)
+    resolved = out.resolve()
+    if resolved == DATA.resolve() or resolved.is_relative_to(DATA.resolve()):
+        raise UserError(f"--out {out}: is inside {DATA} (the release); give a folder of your own, e.g. runs/inspect")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: exists and is not a directory")
+    written = files(target, out, requests, **options)
+    write_files(written, "export files")
+    return list(written)

@@ -1,0 +1,187 @@
+"""`seam.py import`: a harness's logs of one model as one trace file, every prompt checked, written all or none.
+
+The logs are inspect_ai logs (`.eval`, `.json`) or OpenAI Batch files (`.jsonl`: the input file, which holds
+the prompts, and the output and error files); one harness per import. Each request's prompt is checked
+against the kit's message for its id (the built-in conditions and those of `--conditions FILE`, rendered from
+the committed benchmark); a request that appears twice (in two logs, or in two epochs of one) is refused,
+unless `--epoch N` picks one epoch. The rows go to a temporary file beside `--out` as they are read (memory
+stays bounded: one sample at a time) and replace nothing: `--out` must not exist, and is written only when
+every log was read without a refusal (`common.files.Spool`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.errors import UserError
+from common.files import Spool
+from common.records import Request, shown
+from harness import batch_log, inspect_log
+from harness.rows import Collected, check_prompt, trace_row
+from runner.config import NAME_PATTERN
+from runner.rows import trace_line
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+LIMIT_REASON = "stopped by the output limit"
+
+
+@dataclass
+class Summary:
+    out: Path
+    model: str
+    harness: str
+    logs: int
+    counts: Counter
+    truncated: int = 0
+    skipped_epochs: int = 0
+    unanswered: int = 0  # batch requests with no result in the files given
+
+    def line(self) -> str:
+        counts = self.counts
+        parts = [f"ok {counts['ok']}", f"unusable {counts['unusable']} ({self.truncated} stopped by the output "
+                 "limit)", f"failed {counts['failed']}"]
+        extra = f"; {self.skipped_epochs} sample(s) of other epochs left out" if self.skipped_epochs else ""
+        if self.unanswered:
+            extra += (f"; {self.unanswered} request(s) of the input file have no result in the files given (pass "
+                      "the batch's error file too)")
+        return (f"import: wrote {self.out}: {sum(counts.values())} rows of model {self.model} from {self.logs} "
+                f"{self.harness} log(s): {', '.join(parts)}{extra}")
+
+
+def check_out(out: Path, logs: list[Path]) -> None:
+    resolved = out.resolve()
+    if resolved == DATA.resolve() or resolved.is_relative_to(DATA.resolve()):
+        raise UserError(f"--out {out}: is inside {DATA} (the release); write it in a folder of yours, e.g. runs/")
+    if out.exists() or out.is_symlink():
+        raise UserError(f"--out {out}: exists; the import writes a new trace file (remove it, or give another)")
+    for path in logs:
+        if path.resolve() == resolved:
+            raise UserError(f"--out {out}: is one of the logs read")
+        if not path.is_file():
+            raise UserError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
+
+
+def model_name(given: str | None, found: str | None, where: str) -> str:
+    name = given or found
+    if name is None or not NAME_PATTERN.fullmatch(name):
+        said = f"--model {shown(given)}" if given else f"the model {shown(found)} of {where}"
+        raise UserError(f"{said} cannot name a trace's model (letters, digits, '.', '_' or '-', starting with a "
+                        "letter or digit): give --model NAME")
+    return name
+
+
+def kit_requests(conditions: str | None) -> dict[str, Request]:
+    """Every request of the kit by id: the committed benchmark under the built-in conditions and the file's."""
+    from benchmark import conditions as condition_sets
+    from benchmark import dataset
+
+    return {request.id: request for request in dataset.requests(defined=condition_sets.load(conditions))}
+
+
+def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, conditions: str | None = None,
+                epoch: int | None = None, log=None) -> Summary:
+    log = sys.stderr if log is None else log
+    out, paths = Path(out), [Path(path) for path in logs]
+    check_out(out, paths)
+    if model is not None:
+        model_name(model, None, "")
+    kinds = {"inspect" if path.suffix in (".eval", ".json") else "batch" if path.suffix == ".jsonl" else path.suffix
+             for path in paths}
+    if not kinds <= {"inspect", "batch"}:
+        bad = next(path for path in paths if path.suffix not in (".eval", ".json", ".jsonl"))
+        raise UserError(f"{bad}: expected an inspect log (.eval or .json) or an OpenAI Batch file (.jsonl)")
+    if len(kinds) > 1:
+        raise UserError("the logs given are of two harnesses (inspect logs and Batch API files); import one "
+                        "model's logs of one harness at a time")
+    requests = kit_requests(conditions)
+    spool = Spool(out, "trace")
+    try:
+        if kinds == {"inspect"}:
+            summary = _inspect(paths, requests, spool, model, epoch)
+        else:
+            summary = _batch(paths, requests, spool, model)
+        if not spool.lines:
+            raise UserError(f"no samples in {', '.join(map(str, paths))}; nothing to import")
+        summary.out = out
+        spool.commit(b"")
+    except BaseException:
+        spool.discard()
+        raise
+    print(summary.line(), file=log)
+    return summary
+
+
+def _write(spool: Spool, collected: Collected, requests: dict[str, Request], seen: dict[str, str], model: str,
+           summary: Summary, url: str | None) -> None:
+    request = requests.get(collected.id)
+    if request is None:
+        raise UserError(f"{collected.where}: {shown(collected.id)} is not a request of the kit (a log of another "
+                        "task, or of a condition file's conditions: give its --conditions FILE)")
+    if collected.id in seen:
+        raise UserError(f"{collected.where}: {collected.id} again (first in {seen[collected.id]}); each request is "
+                        "imported once: give each log once (several epochs: --epoch N)")
+    seen[collected.id] = collected.where
+    check_prompt(collected, request)
+    row = trace_row(collected, request, model, url=url)
+    spool.add(trace_line(row, None).encode("utf-8"))
+    summary.counts[row.status] += 1
+    summary.truncated += bool(row.reason and row.reason.startswith(LIMIT_REASON))
+
+
+def _inspect(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+    seen: dict[str, str] = {}
+    summary = Summary(Path(), "", "inspect_ai", len(paths), Counter())
+    first = None
+    for path in paths:
+        header, samples = inspect_log.read_log(path)
+        header.check_task()
+        if first is None:
+            first = header
+            summary.model = model_name(model, inspect_log.served_name(header.model), str(path))
+        elif header.model != first.model:
+            raise UserError(f"{path}: a log of {shown(header.model)}, but {first.path} is of {shown(first.model)}; "
+                            "import one model at a time")
+        url = f"{header.base_url.rstrip('/')}/chat/completions" if header.base_url else None
+        for where, sample in samples:
+            collected = inspect_log.collected(sample, where, header)
+            if epoch is not None and collected.epoch != epoch:
+                summary.skipped_epochs += 1
+                continue
+            if epoch is None and collected.epoch != 1:
+                raise UserError(f"{where}: a sample of epoch {collected.epoch}: the task ran several epochs, and "
+                                "SEAM asks each request once; pass --epoch N to import one of them")
+            _write(spool, collected, requests, seen, summary.model, summary, url)
+    if epoch is not None and not seen:
+        raise UserError(f"no sample of epoch {epoch} in {', '.join(map(str, paths))}")
+    summary.harness = f"inspect_ai {first.version}" if first and first.version else "inspect_ai"
+    return summary
+
+
+def _batch(paths: list[Path], requests, spool: Spool, model: str | None) -> Summary:
+    kinds = {path: batch_log.kind_of(path) for path in paths}
+    inputs = [path for path, kind in kinds.items() if kind == "input"]
+    if not inputs:
+        raise UserError("no Batch API input file among the files given: the output file holds no prompts, and the "
+                        "import checks each against the kit's message; give the batch's input file too "
+                        "(DIR/batch_input.jsonl of seam.py export)")
+    asked = batch_log.read_inputs(inputs)
+    models = {body.body.get("model") for body in asked.values()}
+    if len(models) > 1:
+        raise UserError(f"the input file(s) ask {len(models)} models ({', '.join(sorted(map(str, models)))}); "
+                        "import one model at a time")
+    summary = Summary(Path(), model_name(model, _one(models), str(inputs[0])), "OpenAI Batch API", len(paths),
+                      Counter())
+    seen: dict[str, str] = {}
+    for path in (path for path, kind in kinds.items() if kind == "results"):
+        for collected in batch_log.results(path, asked, summary.model):
+            _write(spool, collected, requests, seen, summary.model, summary, batch_log.ENDPOINT)
+    summary.unanswered = len(set(asked) - set(seen))
+    return summary
+
+
+def _one(values: set) -> str | None:
+    value = next(iter(values), None)
+    return value if isinstance(value, str) else None

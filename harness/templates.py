@@ -1,0 +1,127 @@
+"""The text files an export writes besides its data: inspect_ai's task file and each target's README.
+
+They are written as text, never imported by the kit: inspect_ai is the harness's own dependency, not the
+kit's. Every value put into them is a number or a JSON/shell-quoted string, so no request or path can change
+what the task does.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from harness import BATCH_INPUT, DATASET, TASK_FILE, TASK_NAME
+
+TASK = '''\
+"""SEAM (absorption) as an inspect_ai task, written by `seam.py export --to inspect` ({count} requests).
+
+Each sample is one request of the kit: `input` is the exact user message, `id` the kit's request id. It is sent
+as the kit's runner sends it: one user message, no system prompt, temperature 0, max_tokens {max_tokens}, no stop
+sequences. There is no scorer: `seam.py import` reads the log, checks every prompt against the kit's message
+and writes the kit's trace rows, which `seam.py compare` scores (README.md beside this file).
+"""
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample, json_dataset
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import generate
+
+DATASET = Path(__file__).resolve().parent / {dataset}
+
+
+def record_to_sample(record: dict) -> Sample:
+    return Sample(input=record["input"], id=record["id"], metadata=record["metadata"])
+
+
+@task
+def {task}():
+    return Task(
+        dataset=json_dataset(str(DATASET), record_to_sample),
+        solver=generate(),
+        config=GenerateConfig(temperature=0, max_tokens={max_tokens}),
+        epochs=1,
+        fail_on_error=False,  # as the kit's runner: a request that fails is recorded and the run goes on
+    )
+'''
+
+INSPECT_README = """\
+# SEAM for inspect_ai: {count} requests
+
+Written by `python seam.py export --to inspect` (the kit's docs/HARNESSES.md). `{dataset}` holds one sample
+per request of the kit (`input`: the exact user message; `id`: the kit's request id; `metadata`: its cluster,
+condition, source and checksums); `{task_file}` is the task: one user message, no system prompt, temperature 0,
+max_tokens {max_tokens}, no stop sequences, no scorer.
+
+Run it from this folder (inspect on Python 3.11 and 3.12 refuses an absolute path to a task file) against an
+OpenAI-compatible server (llama-server, vLLM, Ollama; here at http://127.0.0.1:8080/v1):
+
+    cd {out}
+    LOCAL_API_KEY=none inspect eval {task_file} --model openai-api/local/{model} \\
+        --model-base-url http://127.0.0.1:8080/v1 --max-connections 1 --log-dir logs
+
+Against OpenAI itself, use the Chat Completions API as the kit's runner does (inspect's `openai/` provider
+uses the Responses API by default, which llama-server does not serve):
+
+    inspect eval {task_file} --model openai/{model} -M responses_api=false --log-dir logs
+
+`--max-connections 1` keeps a single-slot local server from batching requests together (which changes its
+outputs); a hosted API can take more. Do not add `--epochs`, a system message or stop sequences: the import
+refuses a log whose prompts are not the kit's and imports one epoch (`--epoch N`). Then, from the kit:
+
+    python seam.py import {logs}/*.eval --out runs/{model}.jsonl --model {model}{conditions}
+    python seam.py compare runs/{model}.jsonl --out runs/compare{conditions}
+"""
+
+BATCH_README = """\
+# SEAM for the OpenAI Batch API: {count} requests
+
+Written by `python seam.py export --to openai-batch` (the kit's docs/HARNESSES.md). `{batch_input}` is a
+Batch API input file: one line per request of the kit, `custom_id` its request id, `body` the exact body the
+kit's runner sends to `/v1/chat/completions` (model {model_json}, one user message, no system prompt,
+temperature 0, {field} {max_tokens}, no stop sequences).
+
+Submit it, wait for it, and fetch its output (and error) file:
+
+    KEY="Authorization: Bearer $OPENAI_API_KEY"
+    curl https://api.openai.com/v1/files -H "$KEY" -F purpose=batch -F file=@{input_path}    # its "id": FILE_ID
+    curl https://api.openai.com/v1/batches -H "$KEY" -H "Content-Type: application/json" \\
+        -d '{{"input_file_id": "FILE_ID", "endpoint": "/v1/chat/completions", "completion_window": "24h"}}'
+    curl https://api.openai.com/v1/batches/BATCH_ID -H "$KEY"    # again until "status": "completed"
+    curl https://api.openai.com/v1/files/OUTPUT_FILE_ID/content -H "$KEY" > output.jsonl
+    curl https://api.openai.com/v1/files/ERROR_FILE_ID/content -H "$KEY" > errors.jsonl    # if it has one
+
+Then import the input file (it holds the prompts, which the import checks against the kit's messages) with the
+output and error files:
+
+    python seam.py import {input_path} output.jsonl errors.jsonl --out runs/{model}.jsonl{conditions}
+    python seam.py compare runs/{model}.jsonl --out runs/compare{conditions}
+
+(`python seam.py run CONFIG --batch` does all of this itself, resuming after a kill.)
+"""
+
+
+def task_file(*, count: int, max_tokens: int) -> str:
+    return TASK.format(count=f"{count:,}", max_tokens=int(max_tokens), dataset=json.dumps(DATASET), task=TASK_NAME)
+
+
+def inspect_readme(*, count: int, max_tokens: int, out: str, model: str, conditions: str | None) -> str:
+    return INSPECT_README.format(count=f"{count:,}", dataset=DATASET, task_file=TASK_FILE, max_tokens=max_tokens,
+                                 out=shlex.quote(out), model=shlex.quote(model), logs=shlex.quote(f"{out}/logs"),
+                                 conditions=_conditions(conditions))
+
+
+def batch_readme(*, count: int, max_tokens: int, field: str, out: str, model: str, conditions: str | None) -> str:
+    return BATCH_README.format(count=f"{count:,}", batch_input=BATCH_INPUT, model_json=json.dumps(model),
+                               field=field, max_tokens=max_tokens, input_path=shlex.quote(f"{out}/{BATCH_INPUT}"),
+                               model=shlex.quote(_file_name(model)), conditions=_conditions(conditions))
+
+
+def _conditions(path: str | None) -> str:
+    return f" --conditions {shlex.quote(path)}" if path else ""
+
+
+def _file_name(model: str) -> str:
+    """A model name as a file name in the README's commands (a hosted model's may hold '/' or ':')."""
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in model) or "model"
