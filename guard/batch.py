@@ -12,14 +12,14 @@ from __future__ import annotations
 import sys
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 
-from common import jsonl
+from common import jsonl, reading
 from common.errors import UserError
 from common.files import Spool, write_bytes
 from guard.mark import BEGIN, END, MITIGATION, Guarded, guard
 
 MAX_LINE_CHARS = 300  # a marker line or a sentence: one short line
+MAX_LINE_BYTES = 64 << 20  # an input row: a message far longer than the guard reads (1,000,000 characters)
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,11 @@ def _read_bytes(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     try:
-        return Path(path).read_bytes()
+        return reading.read_bytes(path, "one message as UTF-8 text")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a directory, expected a file") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def guard_text(path: str, out: str | None, chosen: Options) -> int:
@@ -99,8 +97,11 @@ def _rows(path: str):
         except OSError as exc:
             raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
-        for number, raw in enumerate(stream, start=1):
+        for number, raw in enumerate(iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""), start=1):
             where = f"{_name(path)}:{number}"
+            if len(raw) > MAX_LINE_BYTES:  # /dev/zero has no line end: never read more than this of one line
+                raise UserError(f"{where}: a line of more than {MAX_LINE_BYTES:,} bytes; expected one JSON object "
+                                "per line, each a message of at most a few MB")
             if not raw.strip():
                 raise UserError(f"{where}: empty line; expected one JSON object per line")
             try:

@@ -22,7 +22,6 @@ remark after it: time linear in length shows as the same seconds per MB at both 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import http.client
 import json
 import multiprocessing
@@ -44,31 +43,10 @@ RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Lengt
 
 
 def serve_upstream(port_pipe) -> None:
-    """An instant HTTP/1.1 keep-alive server: read a request, answer REPLY, repeat."""
+    """The instant keep-alive upstream of perf/runner_overhead.py, answering this script's tiny REPLY."""
+    from runner_overhead import serve  # perf/ is the script's own folder, first on sys.path
 
-    async def handle(reader, writer):
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":", 1)[1])
-                await reader.readexactly(length)
-                writer.write(RESPONSE)
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    async def main():
-        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=512)
-        port_pipe.send(server.sockets[0].getsockname()[1])
-        async with server:
-            await server.serve_forever()
-
-    asyncio.run(main())
+    serve(port_pipe, RESPONSE)
 
 
 def serve_proxy(upstream_port: int, port_pipe) -> None:

@@ -39,8 +39,9 @@ RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Lengt
             + str(len(REPLY)).encode() + b"\r\n\r\n" + REPLY)
 
 
-def serve(port_pipe) -> None:
-    """An instant HTTP/1.1 keep-alive server: read a request, answer REPLY, repeat."""
+def serve(port_pipe, response: bytes = RESPONSE) -> None:
+    """An instant HTTP/1.1 keep-alive server: read a request, answer `response` (REPLY's), repeat. Sends its
+    port through `port_pipe`. perf/guard_proxy.py serves its own reply with it."""
 
     async def handle(reader, writer):
         try:
@@ -51,7 +52,7 @@ def serve(port_pipe) -> None:
                     if line.lower().startswith(b"content-length:"):
                         length = int(line.split(b":", 1)[1])
                 await reader.readexactly(length)
-                writer.write(RESPONSE)
+                writer.write(response)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
