@@ -152,9 +152,11 @@ def collected(sample: dict, where: str, header: Header) -> Collected:
     messages = body.pop("messages")
     error = sample.get("error")
     output = resolved(sample.get("output"), attachments, where)
+    chat = True  # the reply read is a chat completion the log keeps (or there is none: a failure)
     if answered:
-        outcome = _outcome(answered[0], output, header, body, where, attempts)
+        outcome, chat = _outcome(answered[0], output, header, body, where, attempts)
     elif not calls and not error and _choices(output):  # a log that keeps no model events: inspect's output
+        chat = False
         outcome = _from_output(output, (Attempt(started_at=started, latency_s=None, http_status=None, error=None,
                                                 retry_after=None, retry_wait_s=None),))
     elif isinstance(error, dict) or (last is not None and last.get("error")):
@@ -168,7 +170,8 @@ def collected(sample: dict, where: str, header: Header) -> Collected:
                         "run it again (inspect eval-retry LOG) and import the new log")
     harness = {"name": "inspect_ai", "version": header.version, "log": header.path.name, "model": header.model,
                "epoch": epoch}
-    return Collected(rid, where, epoch, messages, replace(outcome, body=body), started, finished, harness)
+    return Collected(rid, where, epoch, messages, replace(outcome, body=body), started, finished, harness,
+                     chat=chat)
 
 
 def _choices(output) -> list:
@@ -235,15 +238,16 @@ def _referenced(pool, refs, attachments: dict, where: str) -> list:
     return resolved(found, attachments, where)
 
 
-def _outcome(event: dict, output, header: Header, body: dict, where: str, attempts: tuple) -> Outcome:
+def _outcome(event: dict, output, header: Header, body: dict, where: str, attempts: tuple) -> tuple[Outcome, bool]:
+    """The answered call's outcome, and whether it was read from a chat completion (else from inspect's output)."""
     call = event.get("call") if isinstance(event.get("call"), dict) else {}
     response = call.get("response")
     config = ModelConfig(path=where, name="import", provider="openai", model=str(body.get("model") or ""),
                          base_url=header.base_url or "")
     if isinstance(response, dict) and isinstance(response.get("choices"), list) and not call.get("error"):
         verdict = judged(response, 200, attempts[-1].started_at, attempts[-1].latency_s, config)
-        return replace(verdict, attempts=(*attempts[:-1], *verdict.attempts))
-    return _from_output(output if isinstance(output, dict) else event.get("output") or {}, attempts)
+        return replace(verdict, attempts=(*attempts[:-1], *verdict.attempts)), True
+    return _from_output(output if isinstance(output, dict) else event.get("output") or {}, attempts), False
 
 
 def _from_output(output: dict, attempts: tuple) -> Outcome:

@@ -43,6 +43,7 @@ class Collected:
     finished_at: str
     harness: dict  # request.harness of the row
     batch: bool = False  # collected through a batch API (`request.batch`, priced so by `seam.py usage`)
+    chat: bool = True  # the reply is a chat completion the log keeps; False: the harness's own reading of another API
 
 
 def utc(text, where: str, what: str) -> str:
@@ -138,8 +139,8 @@ def trace_row(collected: Collected, request: Request, model_name: str, *, url: s
     row = runner_trace_row(config, request, replace(outcome, url=url or "", body=body), (), collected.started_at,
                            collected.finished_at)
     tokens = body.get("max_tokens", body.get("max_completion_tokens"))
-    record = {"provider": "openai" if url is None or url.endswith("/chat/completions") else None,
-              "url": url, "model": body.get("model"),
+    url = url if collected.chat else None  # another API than chat completions: its endpoint is not known
+    record = {"provider": "openai" if collected.chat else None, "url": url, "model": body.get("model"),
               "parameters": {key: value for key, value in body.items() if key not in MESSAGE_KEYS},
               "max_tokens": tokens, "temperature": body.get("temperature"), "timeout_s": None, "concurrency": None,
               "max_retries": None, "requests_per_minute": None, "api_key_env": None,

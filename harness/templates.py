@@ -54,7 +54,7 @@ per request of the kit (`input`: the exact user message; `id`: the kit's request
 condition, source and checksums); `{task_file}` is the task: one user message, no system prompt, temperature 0,
 max_tokens {max_tokens}, no stop sequences, no scorer.
 
-Run it from this folder (inspect on Python 3.11 and 3.12 refuses an absolute path to a task file) against an
+Run it from this folder (inspect 0.3.285 on Python 3.11 refuses an absolute path to a task file) against an
 OpenAI-compatible server (llama-server, vLLM, Ollama; here at http://127.0.0.1:8080/v1):
 
     cd {out}

@@ -32,7 +32,7 @@ def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.mark.parametrize("selection", SELECTIONS, ids=lambda s: " ".join(s).replace(str(ROOT) + "/", ""))
+@pytest.mark.parametrize("selection", SELECTIONS, ids=["first", "sources-only", "cluster-ids", "condition-file"])
 def test_the_inspect_dataset_holds_the_prompts_of_the_same_selection(tmp_path, selection):
     assert seam.main(["export", "--to", "inspect", "--out", str(tmp_path), *selection]) == 0
     prompts = [json.loads(line) for line in stdout_of(["prompts", *selection]).splitlines()]
@@ -104,7 +104,7 @@ def test_other_files_in_the_folder_are_kept(tmp_path):
     (["--to", "openai-batch"], "needs --model NAME"),
     (["--to", "inspect", "--only", "nosuch"], "nosuch"),
     (["--to", "inspect", "--sources", "nosuch"], "nosuch"),
-])
+], ids=["batch-without-model", "unknown-condition", "unknown-source"])
 def test_mistakes_are_one_line_and_nothing_written(tmp_path, capsys, argv, said):
     assert seam.main(["export", *argv, "--out", str(tmp_path / "x"), "--first", "1"]) == 2
     err = capsys.readouterr().err.strip()

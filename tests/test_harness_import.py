@@ -91,6 +91,8 @@ def test_the_eval_log_imports_as_the_runner_records_it(tmp_path, capsys):
     assert {row.model for row in found.values()} == {"fake-model"}
     harness = found["humaneval-001/clean"].request["harness"]
     assert (harness["name"], harness["log"], harness["epoch"]) == ("inspect_ai", "inspect.eval", 1)
+    request = found["humaneval-001/clean"].request
+    assert request["provider"] == "openai" and request["url"].endswith("/v1/chat/completions")
     assert capsys.readouterr().err.strip().endswith("ok 2, unusable 3 (1 stopped by the output limit), failed 1")
 
 
@@ -302,7 +304,10 @@ def test_a_log_of_a_gigabyte_is_read_in_bounded_memory(tmp_path):
                           capture_output=True, text=True, timeout=600)
     status, peak_mib = map(int, done.stdout.split())
     assert status == 0, done.stderr
-    assert len(rows(tmp_path / "out.jsonl")) == len(chosen)
+    found = rows(tmp_path / "out.jsonl")
+    assert len(found) == len(chosen) and {row.status for row in found.values()} == {"ok"}
+    # no model call in these samples: inspect's own output was read, and no endpoint is claimed for it
+    assert {(row.request["provider"], row.request["url"]) for row in found.values()} == {(None, None)}
     assert peak_mib < 200, f"{peak_mib} MiB at most for a log of {zipped >> 20} MiB"
 
 
