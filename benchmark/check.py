@@ -8,7 +8,11 @@ the artifact's bytes verbatim, once, where the layout puts it, and ends as the
 layout says; no marker line occurs in (or can be taken for a line of) the
 cluster's texts or comment; the comment collides with no marker or added
 sentence, as it may not with the instruction and artifact; and each declared
-byte-identity (`same_prefix_as`, `same_suffix_as`) holds.
+byte-identity (`same_prefix_as`, `same_suffix_as`) holds. A condition marked by a
+rule (`marking`) has these checked on the layout the rule starts from (the paste
+rule's pick, or the message the guard reads); where the guard's markers land is
+what the guard study measures, so the summary counts the messages it marked, those
+exactly as the fixed layout, and those whose artifact it cut.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmark.collisions import cluster_texts, collisions, marker_collisions
@@ -281,7 +285,13 @@ def _summarise(rows: list[Cluster], sha256: str, conditions: ConditionSet, resul
         f"{unmarked} of {len(rows)} artifacts unmarked (the original benchmark: 100 of 300)")
     for condition in conditions.user:
         if condition.marked_by_rule:
-            marked = sum(condition.message(r) != condition.unmarked().message(r) for r in rows)
-            add(f"{condition.name}: marked by {'the guard' if condition.marking == 'guard' else 'the paste rule'} "
-                f"in {marked} of {len(rows)} messages")
+            sent = {r.cluster: condition.message(r) for r in rows}
+            marked = sum(sent[r.cluster] != condition.unmarked().message(r) for r in rows)
+            line = (f"{condition.name}: marked by {'the guard' if condition.marking == 'guard' else 'the paste rule'} "
+                    f"in {marked} of {len(rows)} messages")
+            if condition.marking == "guard":  # the guard's errors are what its study measures, not layout faults
+                exact = sum(sent[r.cluster] == replace(condition, marking="always").message(r) for r in rows)
+                cut = sum(r.artifact not in sent[r.cluster] for r in rows)
+                line += f", {exact} exactly as the fixed layout with its markers, {cut} with the artifact cut"
+            add(line)
     add(f"benchmark SHA-256: {sha256}")

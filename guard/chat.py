@@ -1,19 +1,23 @@
-"""Find and mark the last user message in a chat request's JSON body, for `seam.py guard serve` (`guard.proxy`).
+"""Find and mark the user messages in a chat request's JSON body, for `seam.py guard serve` (`guard.proxy`).
 
 Two request shapes are read, both a JSON object with a `messages` array:
 
 - OpenAI chat completions (POST .../chat/completions, any OpenAI-compatible server);
 - Anthropic Messages (POST .../messages, and .../messages/count_tokens so that a count is of what is sent).
 
-The message marked is the last one whose `role` is "user" (an assistant prefill or a tool call after it stays
-as it is; earlier user messages are not touched). Its `content` is a string, or a list of parts where a text
-part is {"type": "text", "text": ...}: with several text parts, only the LAST text part is guarded, the one a
-typed remark trails (an image or a tool result is no text). Everything else in the body is kept: other
-messages, other fields, key order. A body that is not marked is returned as the very bytes given; a marked one
+EVERY message whose `role` is "user" is guarded, not only the last: the guard is deterministic, so an earlier
+turn reaches the model as it did when it was the last one, and the conversation the model sees (and a cached
+prompt prefix) stays the same from turn to turn. A message's `content` is a string, or a list of parts where a
+text part is {"type": "text", "text": ...}: with several text parts, only the LAST text part is guarded, the one
+a typed remark trails (an image or a tool result is no text). The body is marked when any message is; when
+none is, the reason is the last user message's. Everything else in the body is kept: other messages (system,
+assistant, tools), other fields, key order. A body that is not marked is returned as the very bytes given; a marked one
 is the same JSON written again compactly, keys in their order, UTF-8 as is, a lone surrogate as its
 "\\uXXXX" escape. Numbers keep their value, not always their spelling (1e5 is written 100000.0); a body that
 could not be written back to the same value (a duplicate key, NaN, a number too large for a float) is
-passed unmarked with its reason.
+passed unmarked with its reason. A body of more than MAX_GUARDED_BODY bytes, or with more than
+MAX_GUARDED_CONTAINERS '{' and '[' bytes (an upper bound on its objects and arrays, counted before reading it),
+is not read at all: "too large to guard" (reading it would hold the proxy's other requests up).
 
     >>> from guard.batch import options
     >>> chosen = options(open_line=None, close_line=None, sentence=None, mitigation=False)
@@ -43,8 +47,14 @@ from guard.batch import Options
 
 # Why a request's body was not marked (X-Seam-Guard-Reason, the counts), besides the guard's own reasons
 # (guard.mark.REASONS: no seam, already marked, too long). Never any of the text.
-REASONS = ("not a chat request", "not JSON", "not UTF-8", "JSON nested too deeply", "number too long",
-           "duplicate key", "non-finite number", "no user message", "no user text")
+REASONS = ("not a chat request", "too large to guard", "not JSON", "not UTF-8", "JSON nested too deeply",
+           "number too long", "duplicate key", "non-finite number", "no user message", "no user text")
+
+# A chat body larger than this, or with more '{' and '[' bytes than this, is forwarded unread and unmarked: the
+# JSON is read (and each object's keys checked) while holding the GIL, so one huge body would stall every
+# request in flight. 4 MiB is over a million tokens of text; 100,000 objects is some 25,000 messages.
+MAX_GUARDED_BODY = 4 * 1024 * 1024
+MAX_GUARDED_CONTAINERS = 100_000
 
 # Paths (the part after the upstream's own path, query string aside) whose POST bodies are chat requests.
 _CHAT_ENDINGS = ("/chat/completions", "/messages", "/messages/count_tokens")
@@ -84,34 +94,39 @@ def is_chat_request(method: str, path: str) -> bool:
 
 
 def mark_body(body: bytes, chosen: Options) -> Decided:
-    """The body with the last user message's (last) text guarded, or the body given and why not.
+    """The body with each user message's (last) text guarded, or the body given and why not.
 
     Raises only on a bug (or a guard that raises): the proxy forwards the body unmarked then (fails open)."""
+    if len(body) > MAX_GUARDED_BODY or body.count(b"{") + body.count(b"[") > MAX_GUARDED_CONTAINERS:
+        return Decided(body, False, "too large to guard")
     try:
         request = _parse(body)
     except _Unmarkable as refused:
         return Decided(body, False, refused.reason)
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         return Decided(body, False, "not a chat request")
-    messages = request["messages"]
-    last = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
-    if last is None:
-        return Decided(body, False, "no user message")
-    content = last.get("content")
-    if isinstance(content, str):
-        holder, key = last, "content"
-    elif isinstance(content, list):
-        holder = next((part for part in reversed(content) if isinstance(part, dict) and part.get("type") == "text"
-                       and isinstance(part.get("text"), str)), None)
-        key = "text"
-        if holder is None:
-            return Decided(body, False, "no user text")
-    else:
-        return Decided(body, False, "no user text")
-    result = chosen.apply(holder[key])
-    if not result.marked:
-        return Decided(body, False, result.reason)
-    holder[key] = result.message
+    marked, reason = False, "no user message"
+    for message in request["messages"]:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        reason = "no user text"
+        content = message.get("content")
+        if isinstance(content, str):
+            holder, key = message, "content"
+        elif isinstance(content, list):
+            holder = next((part for part in reversed(content) if isinstance(part, dict)
+                           and part.get("type") == "text" and isinstance(part.get("text"), str)), None)
+            key = "text"
+            if holder is None:
+                continue
+        else:
+            continue
+        result = chosen.apply(holder[key])
+        reason = result.reason
+        if result.marked:
+            holder[key], marked = result.message, True
+    if not marked:
+        return Decided(body, False, reason)
     return Decided(encode(request), True, "marked")
 
 

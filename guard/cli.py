@@ -91,16 +91,20 @@ def _add_serve(guard_parser: argparse.ArgumentParser) -> None:
     serve = _OneLineParser(
         prog="seam.py guard serve",
         description="Serve the guard as an HTTP proxy on 127.0.0.1: point a client's base_url at it, and it\n"
-                    "marks the seam of the last user message of each OpenAI chat completions request (POST\n"
+                    "marks the seam of every user message of each OpenAI chat completions request (POST\n"
                     ".../chat/completions) and Anthropic Messages request (POST .../messages) before it goes\n"
-                    "to --upstream, at the same path after the upstream URL's own path. A message's content is\n"
-                    "a string or a list of parts; with several text parts, only the last text part is guarded\n"
-                    "(the one a typed remark trails). Everything else goes on unchanged: other messages and\n"
-                    "fields, other paths and methods, streams (relayed as they come); a request not marked is\n"
-                    "forwarded byte for byte. Each response says X-Seam-Guard: marked, not-marked (with\n"
-                    "X-Seam-Guard-Reason) or error (the guard failed: sent unmarked). GET /_guard/stats gives\n"
-                    "the counts, also printed on exit. No message text, header or key is written anywhere:\n"
-                    "one log line per request (method, path without its query, status, sizes, time).\n"
+                    "to --upstream, at the same path after the upstream URL's own path: earlier turns are\n"
+                    "marked again, the same way, so the model sees the same conversation from turn to turn.\n"
+                    "A message's content is a string or a list of parts; with several text parts, only the\n"
+                    "last text part is guarded (the one a typed remark trails). Everything else goes on\n"
+                    "unchanged: other messages and fields, other paths and methods, streams (relayed as they\n"
+                    "come); a request not marked is forwarded byte for byte (a chat body over 4 MiB, or with\n"
+                    "over 100,000 JSON objects and arrays, is not read: too large to guard). Each response\n"
+                    "says X-Seam-Guard: marked, not-marked (with X-Seam-Guard-Reason; the proxy's own\n"
+                    "refusals and the stats say not-marked too) or error (the guard failed: sent unmarked).\n"
+                    "GET /_guard/stats gives the counts, also printed on exit. No message text, header or\n"
+                    "key is written anywhere: one log line per request (method, path without its query,\n"
+                    "status, sizes, time).\n"
                     "docs/GUARD.md: what it does, how often it is right, where it errs.",
         epilog=SERVE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--upstream", metavar="URL", required=True,

@@ -31,6 +31,7 @@ only, so that a product can vendor this file and `common/seams/`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from common.seams import SEAMS_VERSION
@@ -42,7 +43,11 @@ END = "-----END TEXT-----"
 # Which rules placed the markers: the seam finder's version (a guard of another version marks other messages).
 GUARD_VERSION = SEAMS_VERSION
 # Why a message was or was not marked (`Guarded.reason`), for counts; never the text itself.
-REASONS = ("marked", "no seam", "already marked", "too long")
+REASONS = ("marked", "no seam", "already marked", "too long", "other line breaks")
+# Line breaks other than "\n" and "\r\n" (a lone "\r", vertical tab, form feed, the information separators, NEL,
+# U+2028, U+2029): the seam finder splits lines at "\n" only, while a model or a renderer may break at these,
+# so a marker line placed by "\n" alone could cut a line the model sees as two. Never guessed: not marked.
+OTHER_LINE_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -70,13 +75,25 @@ def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | 
 
     >>> guard("hello there").marked, guard("hello there").reason
     (False, 'no seam')
+    >>> guard("Fix:\\n\\nx = 1\\ny = 2\\u2028btw, for class").reason
+    'other line breaks'
+    >>> guard("Fix:\\n\\nx = 1\\ny = 2\\nbtw", open="")
+    Traceback (most recent call last):
+    ValueError: open: expected one line of text, not blank, without a line break, got ''
     >>> guard("Fix:\\n\\nx = 1\\ny = 2\\nbtw, for class", open="<doc>", close="</doc>").message
     'Fix:\\n\\n<doc>\\nx = 1\\ny = 2\\n</doc>\\nbtw, for class'
     """
+    for name, line in (("open", open), ("close", close)):
+        if not line.strip() or OTHER_LINE_BREAKS.search(line) or "\n" in line:
+            raise ValueError(f"{name}: expected one line of text, not blank, without a line break, got {line!r}")
+    if sentence is not None and ("\n" in sentence or OTHER_LINE_BREAKS.search(sentence)):
+        raise ValueError(f"sentence: expected text without a line break, got {sentence!r}")
     if len(message) > MAX_MESSAGE_CHARS:
         return Guarded(message, False, -1, -1, "too long")
     if already_marked(message, (open, close)):
         return Guarded(message, False, -1, -1, "already marked")
+    if OTHER_LINE_BREAKS.search(message):
+        return Guarded(message, False, -1, -1, "other line breaks")
     seam = find_seam(message)
     if seam is None:
         return Guarded(message, False, -1, -1, "no seam")

@@ -4,17 +4,23 @@ A client points its `base_url` at the proxy; each request goes to the upstream a
 upstream URL's own path (`--upstream http://127.0.0.1:8080`: POST /v1/chat/completions goes to
 http://127.0.0.1:8080/v1/chat/completions). On its way:
 
-- an OpenAI chat completions or Anthropic Messages request has its last user message guarded (`guard.chat`:
-  with several text parts, the last text part); every other request, and a chat request the guard does not
-  mark, is forwarded with its body byte for byte as received;
+- an OpenAI chat completions or Anthropic Messages request has each of its user messages guarded
+  (`guard.chat`: with several text parts, the last text part; earlier turns too, so that they reach the model
+  as they did when they were the last); every other request, and a chat request the guard does not mark
+  (one above `guard.chat.MAX_GUARDED_BODY` bytes or MAX_GUARDED_CONTAINERS objects and arrays is not even
+  read: "too large to guard"), is forwarded with its body byte for byte as received;
 - responses come back as they are read, so a stream (SSE) reaches the client event by event; the headers go
   both ways except the hop-by-hop ones (Connection, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade,
   Proxy-*, Expect and any the Connection header names), and Host, which is the upstream's own;
 - every forwarded response says `X-Seam-Guard: marked | not-marked | error`, with `X-Seam-Guard-Reason` when
-  not marked. `error` is a guard that failed: the request went unmarked (fails open) and is counted;
+  not marked. `error` is a guard that failed: the request went unmarked (fails open) and is counted. The
+  proxy's own answers say `not-marked` too: a refusal (400, 413, 431, 501) with the reason `refused`, the
+  stats with `not forwarded`;
 - GET /_guard/stats (not forwarded) answers the counts as JSON; they are printed as one line on exit.
 
-Bounds: a request body above `max_body` bytes gets 413, a chunked request body is read (within the same
+Bounds: a request whose header lines do not all read as headers gets 400 and its connection closed (its body
+is never taken for a next request), as does a request for the stats that declares a body; a request body
+above `max_body` bytes gets 413, a chunked request body is read (within the same
 bound) and forwarded with a Content-Length, a client that sends nothing for `client_timeout` seconds while
 sending its request is dropped, and at most `max_connections` connections are served at once (more wait,
 unaccepted, in the listen queue). An upstream that refuses or cannot be reached is a 502, one that sends
@@ -101,7 +107,7 @@ class Counts:
     marked: int = 0
     not_marked: dict = field(default_factory=dict)  # reason -> count
     errors: int = 0  # the guard failed: forwarded unmarked
-    refused: int = 0  # answered by the proxy itself, never forwarded (413, 400, 501)
+    refused: int = 0  # answered by the proxy itself, never forwarded (400, 413, 431, 501)
     upstream_failures: int = 0  # 502, 504, or a response cut short
     client_disconnects: int = 0  # the client went away mid-request or mid-response
     client_timeouts: int = 0  # the client was too slow sending its request

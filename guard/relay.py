@@ -7,6 +7,11 @@ guard decides (`guard.chat`; any exception there forwards the body unmarked: it 
 goes to the upstream on a connection kept for the client connection's next request. The response's head is
 written as soon as it is read and its body relayed as it comes (`read1`), with the upstream's Content-Length
 or in chunks, so a stream reaches the client event by event.
+
+A request whose header lines do not all read as headers (`http.client.parse_headers` drops a line such as
+"X-Note : y" and every line after it, Content-Length included) is refused, its connection closed, so that its
+body is never read as a next request; so is a GET or HEAD of the stats that declares a body. The proxy's own
+answers (refusals, the stats) say `X-Seam-Guard: not-marked` with the reason "refused" or "not forwarded".
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ CONNECT_TIMEOUT_S = 10.0  # connecting to the upstream (at most the upstream tim
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "expect",
                         "host", "content-length"})  # the last three: the proxy writes its own
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name
+REFUSED = [("X-Seam-Guard", "not-marked"), ("X-Seam-Guard-Reason", "refused")]  # on the proxy's own refusals
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
 
 
@@ -96,10 +102,23 @@ class GuardHandler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         try:
-            return super().parse_request()
+            parsed = super().parse_request()
         except TimeoutError:  # the headers did not come (a request line that did not is an idle connection)
             self.server.counts.add("client_timeouts")
             raise
+        if parsed and self._malformed_headers():
+            self._begin()
+            self.server.counts.add("requests")
+            self.server.counts.add("refused")
+            self._refuse(Refused(400, "seam guard: a header line that is not a header (such as a space before "
+                                      "its colon)"))
+            self._log()
+            return False
+        return parsed
+
+    def _malformed_headers(self) -> bool:
+        """Whether a header line was dropped while reading: the headers after it (Content-Length too) are lost."""
+        return bool(self.headers.defects) or bool(self.headers.get_payload())
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name): one line per request, our own
         pass
@@ -116,7 +135,10 @@ class GuardHandler(BaseHTTPRequestHandler):
         self._log()
 
     def handle_expect_100(self) -> bool:
-        """A body too large is refused before the client sends it (a malformed length, once it is sent)."""
+        """A body too large is refused before the client sends it (a malformed length, once it is sent; malformed
+        headers by `parse_request`, without a 100 Continue)."""
+        if self._malformed_headers():
+            return True
         try:
             too_large = self._declared_length() > self.server.settings.max_body
         except Refused:
@@ -147,11 +169,14 @@ class GuardHandler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         self._begin()
-        if self.path.split("?", 1)[0] == STATS_PATH and self.command in ("GET", "HEAD"):
-            self._answer(200, json.dumps(self.server.counts.as_dict()).encode("utf-8"), "application/json")
-            self._log()
-            return
         try:
+            if self.path.split("?", 1)[0] == STATS_PATH and self.command in ("GET", "HEAD"):
+                if self._declared_length() or "Transfer-Encoding" in self.headers:  # its body is never read
+                    raise Refused(400, f"seam guard: a request for {STATS_PATH} with a body")
+                self._answer(200, json.dumps(self.server.counts.as_dict()).encode("utf-8"), "application/json",
+                             [("X-Seam-Guard", "not-marked"), ("X-Seam-Guard-Reason", "not forwarded")])
+                self._log()
+                return
             if not self.path.startswith("/") or not self.path.isascii() or not self.path.isprintable():
                 raise Refused(400, "seam guard: expected a request for a path such as /v1/chat/completions "
                                    "(this proxy forwards to its --upstream only)")
@@ -369,7 +394,8 @@ class GuardHandler(BaseHTTPRequestHandler):
     def _answer(self, status: int, data: bytes, kind: str, extra: list | None = None) -> None:
         self._status, self._returned = status, len(data)
         self._write_head(status, http.client.responses.get(status, ""),
-                         [("Content-Type", kind), ("Content-Length", str(len(data))), *(extra or [])])
+                         [("Content-Type", kind), ("Content-Length", str(len(data))),
+                          *(REFUSED if extra is None else extra)])
         if getattr(self, "command", None) != "HEAD":
             self.wfile.write(data)
 

@@ -34,8 +34,9 @@ mkdir -p "$logs" "data/studies/$name/collecting"
 only=$("$PY" -c 'import sys; from benchmark.conditions import load; print(",".join(c.name for c in load(sys.argv[1]).user))' "$conditions")
 requests=$(mktemp "${TMPDIR:-/tmp}/seam-$name-requests.XXXXXX")
 server_pid=""
+configs=()  # the configs made for another port than 8080
 cleanup() {
-  rm -f "$requests"
+  rm -f "$requests" ${configs[@]+"${configs[@]}"}
   if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; fi
 }
 trap cleanup EXIT
@@ -50,6 +51,7 @@ for model in "${models[@]}"; do
   if [ "$PORT" != 8080 ]; then
     config=$(mktemp "${TMPDIR:-/tmp}/seam-$model-$PORT.XXXXXX.toml")
     sed "s|127.0.0.1:8080|127.0.0.1:$PORT|" "data/models/$model.toml" > "$config"
+    configs+=("$config")
   fi
   echo "== $model -> $out ($(date -u +%FT%TZ))"
   THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"

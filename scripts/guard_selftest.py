@@ -135,7 +135,7 @@ def seam_rows() -> list[Row]:
             message = condition.message(cluster)
             trailing = condition.trailing(cluster)
             remark = (len(message) - len(trailing.text), len(message)) if trailing else None
-            found = verdict(guard(message), artifact, remark)
+            found = verdict(guard(message), artifact, remark, message)
             for part in (half_of(cluster.cluster), "all"):
                 tally.setdefault((part, name), Counter())[found] += 1
     return [Row("seam", part, name, tally[(part, name)], sum(tally[(part, name)].values()))
@@ -149,7 +149,7 @@ def handset_rows(cases: list[Case], held_out: bool) -> list[Row]:
     for part in ((*HANDSET_HALVES, "all") if held_out else ("dev",)):
         for kind in KINDS:
             mine = [c for c in cases if c.kind == kind and part in ("all", handset_half(c.id))]
-            tally = Counter(verdict(guard(c.message), c.artifact, c.remark) for c in mine)
+            tally = Counter(verdict(guard(c.message), c.artifact, c.remark, c.message) for c in mine)
             goal = ""
             if part == "held-out" and kind == "positive":
                 goal = f"right >= {RIGHT_GOAL:.2f}"
@@ -185,7 +185,7 @@ def misses(cases: list[Case]) -> list[str]:
     for case in cases:
         if handset_half(case.id) != "dev":
             continue
-        found = verdict(guard(case.message), case.artifact, case.remark)
+        found = verdict(guard(case.message), case.artifact, case.remark, case.message)
         harmless = found == "right" or (case.kind != "positive" and found == "not marked")
         if not harmless:
             wrong.append(f"{case.id} ({case.kind}): {found}")

@@ -52,7 +52,22 @@ def test_a_message_without_a_seam_is_passed_unchanged_with_its_reason():
         result = guard(message)
         assert (result.marked, result.message, result.artifact_start, result.artifact_end, result.reason) == (
             False, message, -1, -1, reason)
-    assert set(mark.REASONS) == {"marked", "no seam", "already marked", "too long"}
+    assert set(mark.REASONS) == {"marked", "no seam", "already marked", "too long", "other line breaks"}
+
+
+@pytest.mark.parametrize("separator", ["\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])
+def test_a_line_break_the_seam_finder_does_not_split_at_is_never_guessed(separator):
+    # split at "\n" only, the paste's last line would go outside the markers for a reader that breaks here too
+    message = CODE.replace("\nbtw", separator + "btw")
+    result = guard(message)
+    assert (result.marked, result.message, result.reason) == (False, message, "other line breaks")
+
+
+@pytest.mark.parametrize(("options", "name"), [({"open": ""}, "open"), ({"close": "a\nb"}, "close"),
+                                               ({"open": "x\u2028y"}, "open"), ({"sentence": "a\nb"}, "sentence")])
+def test_markers_and_sentences_given_to_the_function_are_checked(options, name):
+    with pytest.raises(ValueError, match=f"^{name}: expected"):
+        guard(CODE, **options)
 
 
 def test_guarding_twice_marks_once():

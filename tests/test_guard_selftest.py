@@ -28,9 +28,11 @@ MESSAGE = "Fix:\n\nx = 1\ny = 2\nbtw, for class"  # artifact 6..17, remark 18..3
     ((6, 31), None, "artifact cut"),  # the last line was the paste's own
     ((6, 12), (12, 31), "remark inside"),  # the remark began on the paste's last line
     (None, None, "no paste"),
+    ((12, 17), (18, 32), "instruction inside"),  # had "x = 1" been the user's words before the paste
+    ((20, 32), (6, 17), "remark inside"),  # both cut and remark inside: the remark, the worse, is said
 ])
 def test_each_verdict_where_it_belongs(artifact, remark, expected):
-    assert verdict(guard(MESSAGE), artifact, remark) == expected
+    assert verdict(guard(MESSAGE), artifact, remark, MESSAGE) == expected
     assert verdict(guard("hello"), artifact, remark) == "not marked"
     assert expected in VERDICTS
 
