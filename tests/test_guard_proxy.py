@@ -1,6 +1,6 @@
 """`seam.py guard serve` (guard/proxy.py, guard/relay.py, guard/chat.py) between a client and a fake upstream
-that records the exact bytes and headers it receives: the last user message of an OpenAI or Anthropic chat
-request arrives marked and nothing else changes; a request not marked arrives byte for byte; streams arrive
+that records the exact bytes and headers it receives: each user message of an OpenAI or Anthropic chat request
+arrives marked and nothing else changes; a request not marked arrives byte for byte; streams arrive
 chunk by chunk while the upstream is still producing; the bounds, the failures and the logs.
 
 Everything listens on 127.0.0.1, port 0; every wait is bounded; every server stops at the end of its test."""
@@ -165,7 +165,7 @@ def ordered(data: bytes):
 # ---------------------------------------------------------------- marking
 
 
-def test_an_openai_request_arrives_with_its_last_user_message_marked_and_all_else_unchanged(upstream, proxy_for):
+def test_an_openai_request_arrives_with_each_user_message_marked_and_all_else_unchanged(upstream, proxy_for):
     assert guard(SEAM).marked
     server = proxy_for()
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": SEAM},
@@ -178,14 +178,14 @@ def test_an_openai_request_arrives_with_its_last_user_message_marked_and_all_els
     method, path, received_headers, received = upstream.received[-1]
     assert (method, path) == ("POST", "/v1/chat/completions?api-version=1")
     expected = json.loads(body)
-    expected["messages"][3]["content"] = guard(SEAM).message  # only the LAST user message
+    expected["messages"][1]["content"] = expected["messages"][3]["content"] = guard(SEAM).message
     assert ordered(received) == ordered(json.dumps(expected).encode())
     assert dict(received_headers)["Content-Length"] == str(len(received))
     assert dict(received_headers)["Authorization"] == f"Bearer {KEY}"
     assert dict(received_headers)["Host"] == f"127.0.0.1:{upstream.server_port}"
 
 
-def test_an_anthropic_request_has_the_last_text_part_of_its_last_user_message_marked(upstream, proxy_for):
+def test_an_anthropic_request_has_the_last_text_part_of_each_user_message_marked(upstream, proxy_for):
     server = proxy_for()
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
     request = {"model": "claude-x", "max_tokens": 100, "system": SEAM,
@@ -197,9 +197,54 @@ def test_an_anthropic_request_has_the_last_text_part_of_its_last_user_message_ma
     status, headers, _ = ask(server, "POST", "/v1/messages", body, {"x-api-key": KEY, "anthropic-version": "1"})
     assert (status, headers["X-Seam-Guard"]) == (200, "marked")
     received = upstream.received[-1][3]
-    request["messages"][2]["content"][2]["text"] = guard(SEAM).message
+    request["messages"][0]["content"][0]["text"] = guard(SEAM).message
+    request["messages"][2]["content"][2]["text"] = guard(SEAM).message  # "Two things." is not the last text part
     assert ordered(received) == ordered(json.dumps(request).encode())
     assert dict(upstream.received[-1][2])["x-api-key"] == KEY
+
+
+def test_a_later_turn_sends_an_earlier_user_message_as_the_first_turn_sent_it(upstream, proxy_for):
+    server = proxy_for()
+    first = {"role": "user", "content": SEAM}
+    status, headers, _ = ask(server, "POST", "/v1/chat/completions", openai_body(first))
+    assert (status, headers["X-Seam-Guard"]) == (200, "marked")
+    turn1 = upstream.received[-1][3]
+    sent = json.loads(turn1)["messages"][0]
+    assert sent["content"] == guard(SEAM).message
+    later = openai_body(first, {"role": "assistant", "content": "Sure: The cat sat on the mat."},
+                        {"role": "user", "content": "thanks! now make it shorter"})
+    status, headers, _ = ask(server, "POST", "/v1/chat/completions", later)
+    assert (status, headers["X-Seam-Guard"], headers.get("X-Seam-Guard-Reason")) == (200, "marked", None)
+    turn2 = upstream.received[-1][3]
+    assert json.loads(turn2)["messages"][0] == sent
+    assert chat.encode(sent) in turn1 and chat.encode(sent) in turn2  # the same bytes both times
+    assert json.loads(turn2)["messages"][1:] == json.loads(later)["messages"][1:]
+
+
+def test_with_no_user_message_marked_the_reason_is_the_last_ones(upstream, proxy_for):
+    server = proxy_for()
+    image = [{"type": "image_url", "image_url": {"url": "data:,"}}]
+    body = openai_body({"role": "user", "content": NO_SEAM}, {"role": "assistant", "content": "Paris."},
+                       {"role": "user", "content": image})
+    status, headers, _ = ask(server, "POST", "/v1/chat/completions", body)
+    assert (status, headers["X-Seam-Guard"], headers["X-Seam-Guard-Reason"]) == (200, "not-marked", "no user text")
+    assert upstream.received[-1][3] == body
+
+
+def test_a_chat_body_too_large_to_guard_is_not_read_and_arrives_byte_for_byte(upstream, proxy_for):
+    server = proxy_for()
+    large = openai_body({"role": "user", "content": SEAM}, padding="x" * chat.MAX_GUARDED_BODY)
+    many = (b'{"messages":[' + b"{}," * (chat.MAX_GUARDED_CONTAINERS + 1)
+            + json.dumps({"role": "user", "content": SEAM}).encode() + b"]}")
+    assert len(many) < chat.MAX_GUARDED_BODY
+    for body in (large, many):
+        started = time.monotonic()
+        status, headers, _ = ask(server, "POST", "/v1/chat/completions", body)
+        assert (status, headers["X-Seam-Guard"], headers["X-Seam-Guard-Reason"]) == (200, "not-marked",
+                                                                                     "too large to guard")
+        assert upstream.received[-1][3] == body
+        assert time.monotonic() - started < 2
+    assert server.counts.as_dict()["not_marked"] == {"too large to guard": 2}
 
 
 def test_the_guards_options_are_used(upstream, proxy_for):
@@ -415,7 +460,14 @@ MALFORMED = [
     (b"GARBAGE\r\n\r\n", 400),
     (b"CONNECT example.org:443 HTTP/1.1\r\n\r\n", 501),
     (b"GET /v1/models HTTP/1.1\r\n" + b"".join(b"X%d: y\r\n" % i for i in range(200)) + b"\r\n", 431),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Note : y\r\nContent-Length: 2\r\n\r\n{}", 400),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nNo colon\r\nContent-Length: 2\r\n\r\n{}", 400),
+    (b"GET /v1/models HTTP/1.1\r\n folded: first\r\nHost: x\r\n\r\n", 400),
+    (b"GET /v1/models HTTP/1.1\r\nHost: x\r\nFrom x\r\nAuthorization: k\r\n\r\n", 400),
+    (b"GET /_guard/stats HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 400),
+    (b"GET /_guard/stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
 ]
+SMUGGLED = b"GET /v1/SMUGGLED HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 
 
 def test_a_malformed_request_gets_a_json_refusal_and_nothing_reaches_the_upstream(upstream, proxy_for, capsys):
@@ -429,6 +481,8 @@ def test_a_malformed_request_gets_a_json_refusal_and_nothing_reaches_the_upstrea
                 answer += chunk
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 %d " % status), (raw[:40], head)
+        assert b"\r\nX-Seam-Guard: not-marked\r\nX-Seam-Guard-Reason: refused\r\n" in head
+        assert b"\r\nConnection: close" in head
         assert json.loads(body)["error"]["type"] == "guard_request_error"
     assert upstream.received == []
     assert ask(server, "GET", "/v1/models")[0] == 200
@@ -436,6 +490,31 @@ def test_a_malformed_request_gets_a_json_refusal_and_nothing_reaches_the_upstrea
     err = capsys.readouterr().err
     assert "Traceback" not in err and "pw@" not in err and "internal error" not in err
     assert server.counts.as_dict()["refused"] == len(MALFORMED)
+
+
+@pytest.mark.parametrize("head", [
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Note : y\r\nContent-Length: %d\r\n\r\n",
+    b"GET /_guard/stats HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n",
+], ids=["malformed-header-line", "stats-with-a-body"])
+def test_a_body_is_never_read_as_a_second_request(upstream, proxy_for, head):
+    server = proxy_for()
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=WAIT_S) as conn:
+        conn.sendall(head % len(SMUGGLED) + SMUGGLED)
+        conn.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 ") and answer.count(b"HTTP/1.1 ") == 1
+    assert server.busy.wait_idle(WAIT_S)
+    assert upstream.received == []
+
+
+def test_the_stats_say_they_were_not_forwarded(upstream, proxy_for):
+    server = proxy_for()
+    status, headers, body = ask(server, "GET", "/_guard/stats")
+    assert (status, headers["X-Seam-Guard"], headers["X-Seam-Guard-Reason"]) == (200, "not-marked", "not forwarded")
+    assert json.loads(body)["requests"] == 0
+    assert ask(server, "GET", "/_guard/stats", None, {"Content-Length": "0"})[0] == 200
 
 
 def test_an_upstream_down_is_a_502_with_a_json_error(proxy_for):
