@@ -34,8 +34,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from common.markers import Marker
 from common.seams import SEAMS_VERSION
-from common.seams.segment import MAX_MESSAGE_CHARS, find_seam, split_lines
+from common.seams.segment import MAX_MESSAGE_CHARS, find_seam
 
 # The benchmark's boundary markers (benchmark/conditions.toml, condition `boundary`; a test keeps them equal).
 BEGIN = "-----BEGIN TEXT-----"
@@ -106,18 +107,19 @@ def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | 
 
 
 def already_marked(message: str, markers: tuple[str, ...]) -> bool:
-    """Whether a line of the message is already one of the marker lines (white space around it aside): a
-    client marked the paste, or the guard ran before; marking again would nest the markers.
+    """Whether a line of the message is already one of the marker lines, as the scorer compares them
+    (`common.markers`: "**END TEXT**" and "End text" are "-----END TEXT-----"): a client marked the paste, the
+    guard ran before, or the paste holds such a line; marking again would nest the markers, and the scorer
+    would cut a reply at the inner ones.
 
     >>> already_marked("Fix:\\n-----BEGIN TEXT-----\\nx\\n-----END TEXT-----\\nbtw", (BEGIN, END))
     True
-    >>> already_marked("Fix:\\nx = '-----BEGIN TEXT-----'", (BEGIN, END))
+    >>> already_marked("Fix:\\n> **END TEXT**\\nbtw", (BEGIN, END))
+    True
+    >>> already_marked("Fix:\\nx = 'the end of the text'", (BEGIN, END))
     False
     """
-    if not any(marker in message for marker in markers):  # the common case, at the speed of a substring search
-        return False
-    wanted = {marker.strip() for marker in markers}
-    return any(line.text.strip() in wanted for line in split_lines(message))
+    return any(Marker.of(marker).occurs_in(message) for marker in markers)
 
 
 # The benchmark's mitigation sentence (benchmark/conditions.toml, condition `mitigation`; a test keeps it equal).

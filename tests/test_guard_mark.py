@@ -70,6 +70,13 @@ def test_markers_and_sentences_given_to_the_function_are_checked(options, name):
         guard(CODE, **options)
 
 
+@pytest.mark.parametrize("line", ["**-----END TEXT-----**", "> END TEXT", "-----END  TEXT-----", "End text"])
+def test_a_line_the_scorer_takes_for_a_marker_counts_as_marked(line):
+    # marking again would nest the markers, and the scorer cuts a reply at such a line
+    message = CODE.replace("\nprint(area(2))", "\n" + line)
+    assert (guard(message).marked, guard(message).reason) == (False, "already marked")
+
+
 def test_guarding_twice_marks_once():
     once = guard(CODE)
     assert once.marked
