@@ -622,7 +622,7 @@ def flood(*_):
         except OSError:
             pass
 signal.signal(signal.SIGALRM, flood)
-signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)
+signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
 ''',
     "profile hook": r'''
 import os, sys
