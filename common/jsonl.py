@@ -170,6 +170,56 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
         yield number, row
 
 
+def stream(path: str | Path, what: str, *, max_line_bytes: int,
+           blank_lines: str = "skip") -> Iterator[tuple[str, Any]]:
+    """("file:line", value) for each line of a JSON Lines file read a line at a time, or of standard input for "-".
+
+    For inputs that may be far larger than memory (a harness's log, a guard's stream of messages), or endless (a
+    pipe, /dev/zero): no line longer than `max_line_bytes` is ever read whole, and that is a one-line `UserError`,
+    as is a file that cannot be opened or a line that is not JSON, each naming the file and line and `what` it
+    was expected to be ("a Batch API file"); a last line that is not JSON and has no line end is said to be cut
+    short (a writer stopped mid-line). A blank line is passed over (`blank_lines="skip"`) or refused
+    (`"refuse"`). The value is any JSON: its shape is the caller's to check.
+    """
+    if blank_lines not in ("skip", "refuse"):
+        raise ValueError(f"blank_lines={blank_lines!r}: expected 'skip' or 'refuse'")
+    name = "<stdin>" if str(path) == "-" else str(path)
+    if str(path) == "-":
+        source, close = sys.stdin.buffer, False
+    else:
+        try:
+            source, close = open(path, "rb"), True  # noqa: SIM115 (closed below)
+        except FileNotFoundError:
+            raise UserError(f"{name}: no such file; expected {what}") from None
+        except IsADirectoryError:
+            raise UserError(f"{name}: is a directory; expected {what}") from None
+        except OSError as exc:
+            raise UserError(f"{name}: cannot read it ({exc.strerror or exc}); expected {what}") from None
+    try:
+        number = 0
+        while raw := source.readline(max_line_bytes + 1):
+            number += 1
+            where = f"{name}:{number}"
+            if len(raw) > max_line_bytes:  # /dev/zero has no line end: never read more than this of one line
+                raise UserError(f"{where}: a line of more than {max_line_bytes:,} bytes; expected {what}")
+            if not raw.strip():
+                if blank_lines == "refuse":
+                    raise UserError(f"{where}: empty line; expected one JSON object per line ({what})")
+                continue
+            try:
+                value = parse(raw)
+            except BadJson as exc:
+                if not raw.endswith(b"\n"):  # only the last line can end without one: its writer stopped mid-line
+                    raise UserError(f"{where}: the last line is cut short ({exc.reason}); the file is incomplete "
+                                    f"(its writer stopped while writing it, or it was copied in part); expected "
+                                    f"{what}") from None
+                raise UserError(f"{where}: expected one JSON object per line ({exc.reason}) ({what})") from None
+            yield where, value
+    finally:
+        if close:
+            source.close()
+
+
 def parse_lines(path: str | Path, data: bytes) -> Iterator[tuple[str, dict]]:
     """("file:line", object) for each line of a JSON Lines file's bytes; a line that is not a JSON object is a
     UserError. For readers that check the bytes first (a benchmark partition's checksum, a torn last line).

@@ -86,32 +86,8 @@ def guard_text(path: str, out: str | None, chosen: Options) -> int:
 
 def _rows(path: str):
     """(where, row) for each line of a JSON Lines input, streamed."""
-    stream = sys.stdin.buffer if path == "-" else None
-    if stream is None:
-        try:
-            stream = open(path, "rb")  # noqa: SIM115 (closed below)
-        except FileNotFoundError:
-            raise UserError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise UserError(f"{path}: is a directory, expected a JSON Lines file") from None
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        for number, raw in enumerate(iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""), start=1):
-            where = f"{_name(path)}:{number}"
-            if len(raw) > MAX_LINE_BYTES:  # /dev/zero has no line end: never read more than this of one line
-                raise UserError(f"{where}: a line of more than {MAX_LINE_BYTES:,} bytes; expected one JSON object "
-                                "per line, each a message of at most a few MB")
-            if not raw.strip():
-                raise UserError(f"{where}: empty line; expected one JSON object per line")
-            try:
-                row = jsonl.parse(raw)
-            except jsonl.BadJson as exc:
-                raise UserError(f"{where}: expected one JSON object per line ({exc.reason})") from None
-            yield where, row
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+    return jsonl.stream(path, "one JSON object per line, each a message of at most a few MB",
+                        max_line_bytes=MAX_LINE_BYTES, blank_lines="refuse")
 
 
 def checked(where: str, row) -> tuple[str | int, str]:

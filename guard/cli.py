@@ -62,6 +62,14 @@ def add_commands(subparsers) -> None:
                              "standard output")
     parser.add_argument("--text", action="store_true",
                         help="INPUT is one plain message (UTF-8); write the message to send, byte for byte")
+    _marking_options(parser, mitigation="add the benchmark's mitigation sentence (a marked SEAM newline message "
+                                         "then becomes its mitigation message)")
+    parser.set_defaults(func=run_guard)
+    _add_serve(parser)
+
+
+def _marking_options(parser: argparse.ArgumentParser, *, mitigation: str) -> None:
+    """How the guard marks (`guard.batch.Options`): the same four options for files and for the proxy."""
     parser.add_argument("--open", metavar="LINE", default=None,
                         help="the line put before the paste (default: -----BEGIN TEXT-----)")
     parser.add_argument("--close", metavar="LINE", default=None,
@@ -69,11 +77,7 @@ def add_commands(subparsers) -> None:
     wording = parser.add_mutually_exclusive_group()
     wording.add_argument("--sentence", metavar="TEXT", default=None,
                          help="a sentence added after the instruction where the guard marks")
-    wording.add_argument("--mitigation", action="store_true",
-                         help="add the benchmark's mitigation sentence (a marked SEAM newline message then "
-                              "becomes its mitigation message)")
-    parser.set_defaults(func=run_guard)
-    _add_serve(parser)
+    wording.add_argument("--mitigation", action="store_true", help=mitigation)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -115,15 +119,7 @@ def _add_serve(guard_parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", metavar="ADDRESS", default=None,
                        help="the address to listen on (default 127.0.0.1; another address than a loopback one "
                             "is taken with a warning: anyone who can reach it can use your upstream)")
-    serve.add_argument("--open", metavar="LINE", default=None,
-                       help="the line put before the paste (default: -----BEGIN TEXT-----)")
-    serve.add_argument("--close", metavar="LINE", default=None,
-                       help="the line put after the paste (default: -----END TEXT-----)")
-    wording = serve.add_mutually_exclusive_group()
-    wording.add_argument("--sentence", metavar="TEXT", default=None,
-                         help="a sentence added after the instruction where the guard marks")
-    wording.add_argument("--mitigation", action="store_true",
-                         help="add the benchmark's mitigation sentence where the guard marks")
+    _marking_options(serve, mitigation="add the benchmark's mitigation sentence where the guard marks")
     serve.add_argument("--max-body", metavar="BYTES", type=positive_int, default=32 * 1024 * 1024,
                        help="a larger request body is refused with 413 (default 33554432, 32 MiB; a chunked "
                             "body is read within the same bound)")
