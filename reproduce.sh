@@ -189,6 +189,10 @@ for file in data/conditions/*.toml; do
   step "1b. condition file $file: its layouts on every cluster (seam.py check --conditions)" \
     bash -c '"$PY" seam.py check --conditions "$1" > /dev/null' _ "$file"
 done
+if [ -f data/guard/selftest.txt ] && ! is_new data/guard/selftest.txt; then
+  step "1c. the guard's location figures (scripts/guard_selftest.py --held-out) and compare with data/guard/selftest.txt" \
+    bash -c '"$PY" scripts/guard_selftest.py --held-out --out "$1/guard-selftest.txt" > /dev/null && "$PY" scripts/compare.py data/guard/selftest.txt "$1/guard-selftest.txt"' _ "$work"
+fi
 
 traces=()
 for trace in data/traces/*.jsonl; do

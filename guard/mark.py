@@ -4,8 +4,10 @@ The paper's remedy for absorption is to mark where a paste ends; a chat client
 can do that only when it recorded the paste, and most traffic (API calls,
 agents, dictation, pastes below a client's size threshold) records none. The
 guard infers the seam from the text alone, with the seam finder the occurrence
-screen uses (`common.seams.segment.find_seam`), and, where it finds one, puts
-the benchmark's own marker lines around the artifact:
+screen uses (`common.seams.segment.find_seam`; `guard.lead` finds an instruction
+typed right above code too), and, where it finds one whose tail does not read
+as the paste's own last line (`guard.tail`), puts the benchmark's own marker
+lines around the artifact:
 
     lead "\\n\\n" artifact "\\n" remark
  -> lead "\\n\\n" BEGIN "\\n" artifact "\\n" END "\\n" remark
@@ -14,7 +16,8 @@ so a SEAM `newline` message split exactly becomes byte for byte its `boundary`
 message. Where it finds no seam (no paste, no remark after it, a message longer
 than the finder reads, or one that already holds a marker line) the message is
 returned unchanged: the guard never marks what it cannot place. Standard library
-only, so that a product can vendor this file and `common/seams/`.
+only, so that a product can vendor this file, `guard/lead.py`, `guard/tail.py`,
+`common/seams/`, `common/markers.py` and `common/normalize.py`.
 
     >>> guarded = guard("Fix the typos:\\n\\nTeh cat sat on teh mat.\\nIt was hapy there.\\nbtw send it to Ann")
     >>> guarded.marked, guarded.artifact_start, guarded.artifact_end
@@ -36,13 +39,16 @@ from dataclasses import dataclass
 
 from common.markers import Marker
 from common.seams import SEAMS_VERSION
-from common.seams.segment import MAX_MESSAGE_CHARS, find_seam
+from common.seams.segment import MAX_MESSAGE_CHARS
+from guard.lead import seam_of
+from guard.tail import refusal
 
 # The benchmark's boundary markers (benchmark/conditions.toml, condition `boundary`; a test keeps them equal).
 BEGIN = "-----BEGIN TEXT-----"
 END = "-----END TEXT-----"
-# Which rules placed the markers: the seam finder's version (a guard of another version marks other messages).
-GUARD_VERSION = SEAMS_VERSION
+# Which rules placed the markers: the seam finder's version, then the guard's own rules' (guard/lead.py,
+# guard/tail.py); a guard of another version marks other messages.
+GUARD_VERSION = f"{SEAMS_VERSION}.1"
 # Why a message was or was not marked (`Guarded.reason`), for counts; never the text itself.
 REASONS = ("marked", "no seam", "already marked", "too long", "other line breaks")
 # Line breaks other than "\n" and "\r\n" (a lone "\r", vertical tab, form feed, the information separators, NEL,
@@ -67,7 +73,8 @@ class Guarded:
 
 def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | None = None) -> Guarded:
     """The message with `open` on a line before the pasted artifact and `close` on a line after it, when the
-    seam finder places a remark after a paste; else the message unchanged.
+    seam finder places a remark after a paste (`guard.lead`) and the guard does not take that remark for the
+    paste's own last line (`guard.tail`); else the message unchanged.
 
     `sentence`, when given, is added after the instruction (the lead) with one space, as the benchmark's
     `mitigation` condition adds its instruction: with `MITIGATION` and the default markers, an exactly split
@@ -95,8 +102,8 @@ def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | 
         return Guarded(message, False, -1, -1, "already marked")
     if OTHER_LINE_BREAKS.search(message):
         return Guarded(message, False, -1, -1, "other line breaks")
-    seam = find_seam(message)
-    if seam is None:
+    seam = seam_of(message)
+    if seam is None or refusal(message, seam) is not None:
         return Guarded(message, False, -1, -1, "no seam")
     start, end = seam.artifact_start, seam.artifact_end
     newline = "\r\n" if message.startswith("\r\n", end) else "\n"

@@ -86,10 +86,12 @@ def is_fence(line: str) -> bool:
 
 # The keywords that open a line of code. Words that open plain sentences as well ("let me know", "use simpler
 # words", "export it as PDF", "except the intro", "for my class :)", "pub quiz") count only in a code shape.
+# Written so that no line makes it backtrack more than linearly (`\S.*X` for `\S+.*X`, possessive runs before
+# what they cannot match: the same lines match; "exit" and 400 spaces took 43 s).
 CODE_START = re.compile(
     r"(?:def |import [\w.]+(?:\s*,\s*[\w.]+)*(?:\s+as\s+\w+)?\s*;?$|from \S+ import |"
     r"class \w+(?:\s*[(:{<]|\s+extends\b|\s+implements\b|$)|"
-    r"return(?:\s*;?$|\s+\S+\s*;?$|\s+.*[()\[\]{}=+\-*/<>.,\"'])|elif\b|else\s*[:{]|else$|try\s*[:{]|"
+    r"return(?:\s*;?$|\s+\S+\s*;?$|\s++.*[()\[\]{}=+\-*/<>.,\"'])|elif\b|else\s*[:{]|else$|try\s*[:{]|"
     r"except(?:\s+[\w.]+(?:\s+as\s+\w+)?)?\s*:|finally\s*[:{]|"
     r"raise |yield\b|lambda\b|async (?:def|function|fn|\(|\w+\s*=>)|await |with \S.*:$|for \S.*(?::|\{)$|"
     r"for\s*\(|while\b.*(?::|\{)$|while\s*\(|if\s*\(|if \S.*(?::|\{)$|switch\s*\(|case .*:$|"
@@ -97,13 +99,13 @@ CODE_START = re.compile(
     r"export (?:default|const|function|class|type|interface|let|var|async|\{|\*)|module\.exports|require\(|"
     r"console\.|document\.|window\.|"
     r"(?:public|private|protected|static|void|int|float|double|bool|boolean|char|string|String|struct|enum|"
-    r"interface|impl|namespace) \S+.*[(;={<]|"
+    r"interface|impl|namespace) \S.*[(;={<]|"
     r"package [\w.]+\s*;?$|using [\w.]+\s*;|using namespace |using\s*\(|template\s*<|"
     r"fn \w+\s*[(<]|pub (?:fn|struct|enum|mod|use|trait|const|static|type|impl|crate)\b|"
     r"mod \w+\s*[;{]|use [\w:]+(?:::\{[^}]*\})?\s*;|"
     r"#include|#define|#import|#pragma|#if|#endif|#!/|@[\w.]+(?:\(.*\))?$|"
     r"SELECT |INSERT |UPDATE |DELETE |CREATE |ALTER |DROP |FROM |WHERE |JOIN |GROUP BY |ORDER BY |"
-    r"echo (?:[\"'$-]|\S+\s*[|>;&]|\S+$)|exit(?:\s*\(?\s*-?\d*\s*\)?\s*;?)$|print\(|printf\(|println|"
+    r"echo (?:[\"'$-]|\S+\s*[|>;&]|\S+$)|exit(?:\s*+\(?+\s*+-?+\d*+\s*+\)?+\s*+;?+)$|print\(|printf\(|println|"
     r"System\.out|std::|cout\s*<<|cin\s*>>|\$ |>>> |"
     r"npm (?:install|i|run|start|test|ci|init|publish|uninstall|update|audit|fund|WARN|ERR!)\b|"
     r"pip3? (?:install|uninstall|freeze|list|show|download)\b|"

@@ -130,6 +130,8 @@ def _fenced(message: str, lines: list[Line]) -> Seam | None:
 
 def _plain(message: str, lines: list[Line]) -> Seam | None:
     groups = paragraphs(lines)
+    if not groups:  # white space only ("\n\n"): no paragraph, so no seam
+        return None
     tails = []
     if len(groups) >= 2 and len(groups[-1]) <= remarks.MAX_REMARK_LINES and not (
             layout.sets_off_last_line("\n".join(line.text for line in groups[-1]))):
