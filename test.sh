@@ -50,7 +50,7 @@ echo "== lint"
 "$PY" -m ruff check .
 echo "== tests"
 status=0
-"$PY" -m pytest -q -rs "$@" || status=$?
+"$PY" -m pytest -q -rs --durations=25 "$@" || status=$?  # the slowest 25 listed: CI time is watched
 for notice in ${notices[@]+"${notices[@]}"}; do
   echo "$notice"
 done

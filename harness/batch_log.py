@@ -34,28 +34,11 @@ class Asked:
 
 
 def lines(path: Path) -> Iterator[tuple[str, dict]]:
-    """("FILE:line", object) for each non-blank line of a JSON Lines file, read a line at a time."""
-    try:
-        file = open(path, "rb")  # noqa: SIM115 (closed below)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    with file:
-        number = 0
-        while raw := file.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            where = f"{path}:{number}"
-            if len(raw) > MAX_LINE_BYTES:
-                raise UserError(f"{where}: a line longer than {MAX_LINE_BYTES:,} bytes; not a Batch API file")
-            if not raw.strip():
-                continue
-            try:
-                value = jsonl.parse(raw)
-            except jsonl.BadJson as exc:
-                raise UserError(f"{where}: {exc.reason}; expected one JSON object per line (a Batch API file)") \
-                    from None
-            if not isinstance(value, dict) or not isinstance(value.get("custom_id"), str):
-                raise UserError(f"{where}: expected a Batch API line with a custom_id, found {shown(value)}")
-            yield where, value
+    """("FILE:line", object) for each non-blank line of a Batch API file, read a line at a time."""
+    for where, value in jsonl.stream(path, "a Batch API file", max_line_bytes=MAX_LINE_BYTES):
+        if not isinstance(value, dict) or not isinstance(value.get("custom_id"), str):
+            raise UserError(f"{where}: expected a Batch API line with a custom_id, found {shown(value)}")
+        yield where, value
 
 
 def kind_of(path: Path) -> str:

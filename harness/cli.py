@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from common.argtypes import condition_file, names, positive_int, selection_spellings
+from harness import TARGETS
 
 EXPORT_EPILOG = """\
 examples:
@@ -13,6 +14,12 @@ examples:
   python seam.py export --to inspect --out runs/inspect --first 2 --max-tokens 1024
   # every request as an OpenAI Batch API input file (runs/batch/batch_input.jsonl) for one model
   python seam.py export --to openai-batch --out runs/batch --model gpt-4o-mini --max-tokens 4096
+  # one cluster (6 requests) as a promptfoo config for a local server (README.md: promptfoo eval ... -o out.json)
+  python seam.py export --to promptfoo --out runs/promptfoo --first 1 --model my-model \\
+      --base-url http://127.0.0.1:8080/v1 --max-tokens 1024
+  # one cluster as an lm-evaluation-harness task (runs/lmeval/seam.yaml, seam_requests.jsonl, README.md: run it
+  # with lm_eval --model local-chat-completions --include_path runs/lmeval --tasks seam --apply_chat_template)
+  python seam.py export --to lm-eval --out runs/lmeval --first 1 --model my-model --max-tokens 1024
   # a condition file's conditions (docs/CONDITIONS.md); the import then needs the same --conditions
   python seam.py export --to inspect --out runs/inspect-example --conditions data/conditions/example.toml \\
       --only xml-tags,fenced
@@ -27,9 +34,13 @@ examples:
   # an inspect_ai log (.eval, or .json) of the exported task, as a trace file; then beside the release
   python seam.py import runs/inspect/logs/*.eval --out runs/my-model.jsonl --model my-model
   python seam.py compare runs/my-model.jsonl --out runs/compare
+  # lm-eval's --log_samples output (its results_*.json beside each samples file names the model and version)
+  python seam.py import runs/lmeval/results/*/samples_seam_*.jsonl --out runs/my-model.jsonl --model my-model
   # an OpenAI batch: its input file (the prompts) with its output and error files
   python seam.py import runs/batch/batch_input.jsonl runs/batch/output.jsonl runs/batch/errors.jsonl \\
       --out runs/gpt-4o-mini.jsonl
+  # promptfoo's output of the exported config (promptfoo eval ... -o out.json), the model named by its provider
+  python seam.py import runs/promptfoo/out.json --out runs/my-model.jsonl
 
 Every prompt is checked against the kit's message for its id; a request found twice (two logs, two
 epochs) is refused unless --epoch N picks one epoch. Rows are the runner's (status ok, unusable or failed
@@ -42,21 +53,28 @@ optional package zstandard (or convert the log: inspect log convert LOG --to jso
 def add_commands(subparsers) -> None:
     raw = argparse.RawDescriptionHelpFormatter
     export = subparsers.add_parser(
-        "export", help="write the selected requests as a harness's task (inspect_ai) or batch file (OpenAI Batch)",
+        "export", help="write the selected requests as a harness's task (inspect_ai, promptfoo, lm-eval) or batch "
+                       "file (OpenAI Batch)",
         description="Write the selected requests in a harness's own input format into DIR, each request sent "
                     "as the kit's runner sends it, with a README.md saying how to run it and import the result.",
         epilog=EXPORT_EPILOG, formatter_class=raw)
-    export.add_argument("--to", required=True, choices=("inspect", "openai-batch"),
-                        help="inspect: an inspect_ai dataset and task; openai-batch: an OpenAI Batch API input file")
+    export.add_argument("--to", required=True, choices=TARGETS,
+                        help="inspect: an inspect_ai dataset and task; openai-batch: an OpenAI Batch API input file; "
+                             "promptfoo: a promptfoo config with its tests; lm-eval: an lm-evaluation-harness task "
+                             "YAML with its dataset")
     export.add_argument("--out", required=True, metavar="DIR", help="the folder to write (not inside data/)")
     export.add_argument("--max-tokens", metavar="N", type=positive_int, default=None,
                         help="the output limit of every request (default 4096, as the runner's configs)")
     export.add_argument("--model", metavar="NAME",
-                        help="the model: required for openai-batch (every body names it); for inspect, only the "
-                             "README's commands name it")
-    export.add_argument("--max-tokens-field", choices=("max_tokens", "max_completion_tokens"), default="max_tokens",
-                        help="openai-batch: the body's name for the limit (max_completion_tokens for models that "
-                             "refuse max_tokens)")
+                        help="the model: required for openai-batch and promptfoo (every body names it); for inspect, "
+                             "only the README's commands name it (lm-eval: --model_args model=NAME)")
+    export.add_argument("--base-url", metavar="URL",
+                        help="the OpenAI-compatible server (default http://127.0.0.1:8080/v1): promptfoo's config asks "
+                             "it (apiBaseUrl); the inspect and lm-eval READMEs' commands name it (not for "
+                             "openai-batch)")
+    export.add_argument("--max-tokens-field", choices=("max_tokens", "max_completion_tokens"), default=None,
+                        help="openai-batch only: the body's name for the limit (default max_tokens; "
+                             "max_completion_tokens for models that refuse max_tokens)")
     export.add_argument("--conditions", metavar="FILE", type=condition_file,
                         help="a condition file (TOML) defining more conditions (docs/CONDITIONS.md)")
     export.add_argument("--only", metavar="C[,C...]", type=names, help="only these conditions")
@@ -69,12 +87,15 @@ def add_commands(subparsers) -> None:
     export.set_defaults(func=run_export)
 
     imported = subparsers.add_parser(
-        "import", help="read a harness's logs (inspect_ai .eval/.json, OpenAI Batch files) into a trace file",
+        "import", help="read a harness's logs (inspect_ai .eval/.json, OpenAI Batch files, promptfoo's out.json, "
+                       "lm-eval's samples) into a trace file",
         description="Read one model's logs of an exported task and write them as the runner's trace rows, "
                     "every prompt checked against the kit's message for its id.",
         epilog=IMPORT_EPILOG, formatter_class=raw)
     imported.add_argument("logs", nargs="+", metavar="LOG",
-                          help="inspect_ai logs (.eval, .json) or OpenAI Batch files (.jsonl: input, output, errors)")
+                          help="inspect_ai logs (.eval, .json), OpenAI Batch files (.jsonl: input, output, errors) or "
+                               "lm-eval's samples_seam_*.jsonl (its results_*.json is read from beside each, or given "
+                               "too), or promptfoo's output (.json, promptfoo eval -o)")
     imported.add_argument("--out", required=True, metavar="TRACE.jsonl", help="the trace file to write (new)")
     imported.add_argument("--model", metavar="NAME",
                           help="the model's name in the trace (default: the log's, when it is one)")
@@ -96,7 +117,7 @@ def run_export(args) -> int:
                                             limit=args.first, defined=conditions.load(args.conditions))
     max_tokens = args.max_tokens or DEFAULT_MAX_TOKENS
     written = export(args.to, args.out, requests, max_tokens=max_tokens, model=args.model,
-                     field=args.max_tokens_field, conditions=args.conditions)
+                     field=args.max_tokens_field, conditions=args.conditions, base_url=args.base_url)
     print(f"export: wrote {len(requests):,} requests for {args.to} (max_tokens {max_tokens}): "
           f"{', '.join(map(str, written))}", file=sys.stderr)
     return 0

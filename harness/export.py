@@ -3,8 +3,14 @@
 inspect_ai: `seam.jsonl` (one sample per request: `input` the exact message, `id` the kit's id, `metadata`),
 `seam_task.py` (the task, written as text) and a README; the OpenAI Batch API: `batch_input.jsonl`, one line per
 request whose body is built by the runner's own OpenAI provider (`runner.providers.build`), so it is byte for
-byte the body `seam.py run --dry-run` prints for a config of that model, temperature 0 and that limit. The
-files are written all or none (`common.files.write_files`).
+byte the body `seam.py run --dry-run` prints for a config of that model, temperature 0 and that limit; promptfoo:
+its config, a tests file, a prompt function and a README (`harness.promptfoo_task`, which says how the message
+gets past promptfoo's templating unchanged); lm-evaluation-harness: a dataset, a task YAML and a README
+(`harness.lmeval_task`, which says which of lm-eval's defaults it overrides). The files are written all or none
+(`common.files.write_files`). What a target would not use is refused rather than ignored (`--base-url` for a
+batch, whose server is OpenAI's; `--max-tokens-field` but for a batch), and so is a model name a target's files
+cannot carry as it is (`check_model`): a line break for every target (each README's commands would break), and
+what promptfoo's provider id or lm-eval's `--model_args` would change.
 """
 
 from __future__ import annotations
@@ -14,10 +20,10 @@ from pathlib import Path
 from common import jsonl
 from common.errors import UserError
 from common.files import sha256_text, write_files
-from common.records import Request
-from harness import BATCH_INPUT, DATASET, TARGETS, TASK_FILE, templates
+from common.records import Request, shown
+from harness import BATCH_INPUT, DATASET, TARGETS, TASK_FILE, lmeval_task, promptfoo_task, templates
 from runner import providers
-from runner.config import ModelConfig
+from runner.config import ModelConfig, url_problem
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_MAX_TOKENS = ModelConfig.max_tokens  # the runner's own default (its configs must set one)
@@ -47,27 +53,75 @@ def batch_line(config: ModelConfig, request: Request) -> dict:
     return batch_openai.envelope(request.id, body)
 
 
+def check_options(target: str, *, model: str | None, field: str | None, base_url: str | None) -> None:
+    """Refuse, in one line, an option the target would not use and a model name its files cannot carry."""
+    if base_url is not None and target == "openai-batch":
+        raise UserError("--base-url: a batch goes to OpenAI's Batch API, whose server is not chosen here (the "
+                        "README's commands name it); --base-url is for inspect, promptfoo and lm-eval")
+    if field is not None and target != "openai-batch":
+        raise UserError(f"--max-tokens-field {field}: only --to openai-batch names the limit's field (inspect, "
+                        "promptfoo and lm-eval send max_tokens as the harness does)")
+    if base_url is not None and (problem := url_problem(base_url)):
+        raise UserError(f"--base-url {problem}")
+    if model is not None:
+        check_model(target, model)
+
+
+def check_model(target: str, model: str) -> None:
+    """A model name every file of the target can carry as it is: no line break or other control character (each
+    README's commands would break there), and what promptfoo's provider id or lm-eval's --model_args read as
+    something else (`promptfoo_task.model_problem`, `lmeval_task.model_problem`)."""
+    if not model.isprintable():
+        raise UserError(f"--model {shown(model)}: holds a line break or another control character, which a "
+                        "command (the README's) cannot carry; give the model's name on one line")
+    problem = {"promptfoo": promptfoo_task.model_problem, "lm-eval": lmeval_task.model_problem}.get(
+        target, lambda _: None)(model)
+    if problem:
+        raise UserError(f"--model {shown(model)}: {problem}; give the model's name without them")
+
+
 def files(target: str, out: Path, requests: list[Request], *, max_tokens: int, model: str | None,
-          field: str = "max_tokens", conditions: str | None = None) -> dict[Path, bytes]:
+          field: str | None = None, conditions: str | None = None, base_url: str | None = None) -> dict[Path, bytes]:
     """Every file of one export, by path."""
     if target not in TARGETS:
         raise UserError(f"--to {target}: expected one of {', '.join(TARGETS)}")
+    check_options(target, model=model, field=field, base_url=base_url)
     if not requests:
         raise UserError("no requests selected")
     count, shown_out = len(requests), str(out)
     if target == "inspect":
         readme = templates.inspect_readme(count=count, max_tokens=max_tokens, out=shown_out,
-                                          model=model or PLACEHOLDER_MODEL, conditions=conditions)
+                                          model=model or PLACEHOLDER_MODEL, conditions=conditions,
+                                          server=(base_url or templates.SERVER).rstrip("/"))
         return {out / DATASET: jsonl.lines_bytes(dataset_row(r) for r in requests),
                 out / TASK_FILE: templates.task_file(count=count, max_tokens=max_tokens).encode("utf-8"),
                 out / "README.md": readme.encode("utf-8")}
+    if target == "lm-eval":
+        return lmeval_task.files(out, requests, max_tokens=max_tokens, model=model or PLACEHOLDER_MODEL,
+                                 conditions=conditions, base_url=base_url)
+    if target == "promptfoo":
+        return _promptfoo(out, requests, max_tokens=max_tokens, model=model, conditions=conditions,
+                          base_url=base_url)
     if not model:
         raise UserError("--to openai-batch needs --model NAME: the model every request's body names")
+    field = field or "max_tokens"
     config = batch_config(model, max_tokens, field)
     readme = templates.batch_readme(count=count, max_tokens=max_tokens, field=field, out=shown_out, model=model,
                                     conditions=conditions)
     return {out / BATCH_INPUT: jsonl.lines_bytes(batch_line(config, r) for r in requests),
             out / "README.md": readme.encode("utf-8")}
+
+
+def _promptfoo(out: Path, requests: list[Request], *, max_tokens: int, model: str | None, conditions: str | None,
+               base_url: str | None) -> dict[Path, bytes]:
+    """promptfoo's config, tests, prompt function and README (`harness.promptfoo_task`)."""
+    if not model:
+        raise UserError("--to promptfoo needs --model NAME: the model promptfoo's openai:chat provider names in "
+                        "every body")
+    base_url = base_url or promptfoo_task.DEFAULT_BASE_URL
+    written = promptfoo_task.files(requests, model=model, base_url=base_url.rstrip("/"), max_tokens=max_tokens,
+                                   out=str(out), conditions=conditions)
+    return {out / name: data for name, data in written.items()}
 
 
 def export(target: str, out: str | Path, requests: list[Request], **options) -> list[Path]:

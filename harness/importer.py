@@ -1,12 +1,15 @@
 """`seam.py import`: a harness's logs of one model as one trace file, every prompt checked, written all or none.
 
 The logs are inspect_ai logs (`.eval`, `.json`) or OpenAI Batch files (`.jsonl`: the input file, which holds
-the prompts, and the output and error files); one harness per import. Each request's prompt is checked
+the prompts, and the output and error files), or lm-eval's `samples_seam_<date>.jsonl`, each read with the
+`results_<date>.json` of its run (`harness.lmeval_log`), or promptfoo's output (`-o out.json`, told from an
+inspect `.json` log by its content: `harness.jsonlog`); one harness per import. Each request's prompt is checked
 against the kit's message for its id (the built-in conditions and those of `--conditions FILE`, rendered from
 the committed benchmark); a request that appears twice (in two logs, or in two epochs of one) is refused,
 unless `--epoch N` picks one epoch. The rows go to a temporary file beside `--out` as they are read (memory
 stays bounded: one sample at a time) and replace nothing: `--out` must not exist, and is written only when
-every log was read without a refusal (`common.files.Spool`).
+every log was read without a refusal (`common.files.Spool`). Rows are written as the runner writes them, with
+what a log may hold of a credential redacted (`harness.rows.trace_line`).
 """
 
 from __future__ import annotations
@@ -19,10 +22,9 @@ from pathlib import Path
 from common.errors import UserError
 from common.files import Spool
 from common.records import Request, shown
-from harness import batch_log, inspect_log
-from harness.rows import Collected, check_prompt, trace_row
+from harness import batch_log, inspect_log, jsonlog, lmeval_log, promptfoo_log
+from harness.rows import Collected, check_prompt, public_url, trace_line, trace_row
 from runner.config import NAME_PATTERN
-from runner.rows import trace_line
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LIMIT_REASON = "stopped by the output limit"
@@ -38,6 +40,7 @@ class Summary:
     truncated: int = 0
     skipped_epochs: int = 0
     unanswered: int = 0  # batch requests with no result in the files given
+    note: str = ""  # what the harness's log cannot tell, said after the counts
 
     def line(self) -> str:
         counts = self.counts
@@ -47,6 +50,8 @@ class Summary:
         if self.unanswered:
             extra += (f"; {self.unanswered} request(s) of the input file have no result in the files given (pass "
                       "the batch's error file too)")
+        if self.note:
+            extra += f"; {self.note}"
         return (f"import: wrote {self.out}: {sum(counts.values())} rows of model {self.model} from {self.logs} "
                 f"{self.harness} log(s): {', '.join(parts)}{extra}")
 
@@ -88,19 +93,23 @@ def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, c
     check_out(out, paths)
     if model is not None:
         model_name(model, None, "")
-    kinds = {"inspect" if path.suffix in (".eval", ".json") else "batch" if path.suffix == ".jsonl" else path.suffix
-             for path in paths}
-    if not kinds <= {"inspect", "batch"}:
+    kinds = {_kind(path) for path in paths}
+    if not kinds <= {"inspect", "batch", "promptfoo", "lm-eval"}:
         bad = next(path for path in paths if path.suffix not in (".eval", ".json", ".jsonl"))
-        raise UserError(f"{bad}: expected an inspect log (.eval or .json) or an OpenAI Batch file (.jsonl)")
+        raise UserError(f"{bad}: expected an inspect log (.eval or .json), an OpenAI Batch file (.jsonl), a "
+                        "promptfoo output (.json) or lm-eval's samples_seam_<date>.jsonl")
     if len(kinds) > 1:
-        raise UserError("the logs given are of two harnesses (inspect logs and Batch API files); import one "
+        raise UserError(f"the logs given are of two harnesses or more ({', '.join(sorted(kinds))}); import one "
                         "model's logs of one harness at a time")
     requests = kit_requests(conditions)
     spool = Spool(out, "trace")
     try:
         if kinds == {"inspect"}:
             summary = _inspect(paths, requests, spool, model, epoch)
+        elif kinds == {"promptfoo"}:
+            summary = _promptfoo(paths, requests, spool, model, epoch)
+        elif kinds == {"lm-eval"}:
+            summary = _lmeval(paths, requests, spool, model, epoch)
         else:
             summary = _batch(paths, requests, spool, model)
         if not spool.lines:
@@ -112,6 +121,15 @@ def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, c
         raise
     print(summary.line(), file=log)
     return summary
+
+
+def _kind(path: Path) -> str:
+    """Which harness wrote a log: by its suffix, and for .json by its content (promptfoo's output or inspect's)."""
+    if lmeval_log.is_lmeval(path):  # by lm-eval's names: samples_<task>_<date>.jsonl, results_<date>.json
+        return "lm-eval"
+    if path.suffix == ".json":
+        return jsonlog.kind(path)
+    return {".eval": "inspect", ".jsonl": "batch"}.get(path.suffix, path.suffix)
 
 
 def _write(spool: Spool, collected: Collected, requests: dict[str, Request], seen: dict[str, str], model: str,
@@ -126,7 +144,7 @@ def _write(spool: Spool, collected: Collected, requests: dict[str, Request], see
     seen[collected.id] = collected.where
     check_prompt(collected, request)
     row = trace_row(collected, request, model, url=url)
-    spool.add(trace_line(row, None).encode("utf-8"))
+    spool.add(trace_line(row).encode("utf-8"))
     summary.counts[row.status] += 1
     summary.truncated += bool(row.reason and row.reason.startswith(LIMIT_REASON))
 
@@ -144,7 +162,8 @@ def _inspect(paths: list[Path], requests, spool: Spool, model: str | None, epoch
         elif header.model != first.model:
             raise UserError(f"{path}: a log of {shown(header.model)}, but {first.path} is of {shown(first.model)}; "
                             "import one model at a time")
-        url = f"{header.base_url.rstrip('/')}/chat/completions" if header.base_url else None
+        base = public_url(header.base_url)  # without credentials or query, before the endpoint is added
+        url = f"{base.rstrip('/')}/chat/completions" if base else None
         for where, sample in samples:
             collected = inspect_log.collected(sample, where, header)
             if epoch is not None and collected.epoch != epoch:
@@ -156,7 +175,37 @@ def _inspect(paths: list[Path], requests, spool: Spool, model: str | None, epoch
             _write(spool, collected, requests, seen, summary.model, summary, url)
     if epoch is not None and not seen:
         raise UserError(f"no sample of epoch {epoch} in {', '.join(map(str, paths))}")
-    summary.harness = f"inspect_ai {first.version}" if first and first.version else "inspect_ai"
+    summary.harness = named_with_version("inspect_ai", [first.version] if first else [])
+    return summary
+
+
+def _promptfoo(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+    if epoch is not None:
+        raise UserError(f"--epoch {epoch}: promptfoo's outputs have no epochs (SEAM asks each request once; an "
+                        "eval run with --repeat is refused)")
+    seen: dict[str, str] = {}
+    summary = Summary(Path(), "", "promptfoo", len(paths), Counter())
+    first: tuple[str, Path] | None = None
+    versions = []
+    for path in paths:
+        header, results = promptfoo_log.read_output(path)
+        versions.append(header.version)
+        repeated: dict[str, str] = {}
+        for where, result in results:
+            collected = promptfoo_log.collected(result, where, header)
+            provider = collected.harness["model"]
+            if first is None:
+                first = (provider, path)
+                summary.model = model_name(model, promptfoo_log.served_name(provider), str(path))
+            elif provider != first[0]:
+                raise UserError(f"{where}: a result of the provider {shown(provider)}, but {first[1]} has results of "
+                                f"{shown(first[0])}; import one model at a time")
+            if collected.id in repeated:
+                raise UserError(f"{where}: {collected.id} again (first at {repeated[collected.id]}): the eval asked "
+                                "it more than once (promptfoo eval --repeat N); SEAM asks each request once")
+            repeated[collected.id] = where.rsplit(": ", 1)[-1]
+            _write(spool, collected, requests, seen, summary.model, summary, None)
+    summary.harness = named_with_version("promptfoo", versions)
     return summary
 
 
@@ -185,3 +234,36 @@ def _batch(paths: list[Path], requests, spool: Spool, model: str | None) -> Summ
 def _one(values: set) -> str | None:
     value = next(iter(values), None)
     return value if isinstance(value, str) else None
+
+
+def _lmeval(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+    """lm-eval's samples files, each read with its run's results file (`harness.lmeval_log`)."""
+    if epoch is not None:
+        raise UserError(f"--epoch {epoch}: lm-eval's samples have no epochs (the exported task asks each request once)")
+    found = lmeval_log.runs(paths)
+    if not found:
+        raise UserError(f"no lm-eval samples file among {', '.join(map(str, paths))}; give the samples_seam_<date>"
+                        ".jsonl that --log_samples wrote (its results_<date>.json is read from beside it)")
+    first = found[0][1]
+    for _, run in found[1:]:
+        if run.model != first.model:
+            raise UserError(f"{run.path}: a run of {shown(run.model)}, but {first.path} is of {shown(first.model)}; "
+                            "import one model at a time")
+    summary = Summary(Path(), model_name(model, first.model, str(first.path)), "lm-eval", len(found), Counter(),
+                      note="lm-eval keeps no finish reason: a reply cut by the output limit is counted ok")
+    seen: dict[str, str] = {}
+    for path, run in found:
+        for collected in lmeval_log.samples(path, run):
+            _write(spool, collected, requests, seen, summary.model, summary, None)
+    summary.harness = named_with_version("lm-eval", [run.version for _, run in found])
+    return summary
+
+
+def named_with_version(harness: str, versions: list) -> str:
+    """The harness as the summary line names it: with its version when every log gives the same one.
+
+    >>> named_with_version("lm-eval", ["0.4.13", "0.4.13"]), named_with_version("promptfoo", ["0.118.0", None])
+    ('lm-eval 0.4.13', 'promptfoo')
+    """
+    found = set(versions)
+    return f"{harness} {versions[0]}" if len(found) == 1 and versions[0] else harness

@@ -20,19 +20,19 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.reading import read_bytes
 from common.records import Attempt, shown
-from harness import TASK_NAME, zipread
-from harness.rows import Collected, cut, failed, judged, utc
-from runner.ask import Outcome, reply_reason, sanitize, shorten
+from harness import TASK_NAME, jsonlog, zipread
+from harness.rows import Collected, Reading, Stops, cut, failed, judged, read_reply, seconds, utc
+from runner.ask import Outcome
 from runner.config import ModelConfig
-from runner.providers import Reply, classify
 from runner.rows import named
 
-MAX_JSON_LOG_BYTES = 256 << 20  # a .json log is one JSON document, read whole; .eval logs are read per sample
+MAX_JSON_LOG_BYTES = jsonlog.MAX_JSON_BYTES  # a .json log is one JSON document, read whole; .eval logs per sample
 MAX_HEADER_BYTES = 16 << 20
 ATTACHMENT = "attachment://"
-LIMIT_STOPS = {"max_tokens", "model_length"}
+# inspect's stop reasons (its output's stop_reason), as the runner's rules read a finish reason
+STOPS = Stops("stop_reason", filtered=frozenset({"content_filter"}),
+              truncated=frozenset({"max_tokens", "model_length"}), stopped=frozenset({"stop"}))
 
 
 @dataclass(frozen=True)
@@ -79,16 +79,11 @@ def _parsed(data: bytes, where: str) -> dict:
 def read_log(path: Path) -> tuple[Header, Iterator[tuple[str, dict]]]:
     """The log's header and its samples, each with "LOG: member" for messages (a .eval file is read lazily)."""
     if path.suffix == ".json":
-        try:
-            if path.stat().st_size > MAX_JSON_LOG_BYTES:
-                raise UserError(f"{path}: a .json log is read whole, and this one is larger than "
-                                f"{MAX_JSON_LOG_BYTES:,} bytes; import the .eval log (inspect's default, read sample "
-                                f"by sample) or convert it: inspect log convert {path} --to eval --output-dir DIR")
-            data = read_bytes(path, "an inspect log (.json)", limit=MAX_JSON_LOG_BYTES)
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-        document = _parsed(data, str(path))
-        del data
+        document = jsonlog.read_document(path, "a .json log", f"import the .eval log (inspect's default, read sample "
+                                         f"by sample) or convert it: inspect log convert {path} --to eval "
+                                         "--output-dir DIR", "the log is damaged, or not an inspect log")
+        if jsonlog.kind_of(document) != "inspect":
+            raise UserError(f"{path}: {jsonlog.EXPECTED}")
         samples = document.get("samples") or []
         if not isinstance(samples, list):
             raise UserError(f"{path}: 'samples' is {jsonl.kind(samples)}, expected a list; not an inspect log")
@@ -181,9 +176,8 @@ def _choices(output) -> list:
 
 def _attempt(event: dict, where: str) -> Attempt:
     call = event.get("call") if isinstance(event.get("call"), dict) else {}
-    latency = call.get("time", (event.get("output") or {}).get("time") if isinstance(event.get("output"), dict)
-                       else None)
-    latency = latency if isinstance(latency, int | float) and not isinstance(latency, bool) else None
+    latency = seconds(call.get("time", (event.get("output") or {}).get("time") if isinstance(event.get("output"), dict)
+                               else None))
     error = event.get("error")
     status = None if error else 200
     if isinstance(error, str) and error.startswith("Error code: ") and error[12:15].isdigit():
@@ -245,28 +239,34 @@ def _outcome(event: dict, output, header: Header, body: dict, where: str, attemp
     config = ModelConfig(path=where, name="import", provider="openai", model=str(body.get("model") or ""),
                          base_url=header.base_url or "")
     if isinstance(response, dict) and isinstance(response.get("choices"), list) and not call.get("error"):
+        if isinstance(response.get("usage"), dict):
+            response = {**response, "usage": without_nulls(response["usage"])}
         verdict = judged(response, 200, attempts[-1].started_at, attempts[-1].latency_s, config)
         return replace(verdict, attempts=(*attempts[:-1], *verdict.attempts)), True
     return _from_output(output if isinstance(output, dict) else event.get("output") or {}, attempts), False
 
 
+def without_nulls(usage: dict) -> dict:
+    """A usage object as the server sent it, before the OpenAI SDK that inspect records it through added every
+    field it knows with null (`completion_tokens_details: null`, `audio_tokens: null`): a null count says no
+    more than an absent one, and without them the row's usage is the runner's for the same reply.
+
+    >>> without_nulls({"prompt_tokens": 9, "details": {"cached_tokens": 0, "audio_tokens": None}, "x": None})
+    {'prompt_tokens': 9, 'details': {'cached_tokens': 0}}
+    """
+    return {key: without_nulls(value) if isinstance(value, dict) else value
+            for key, value in usage.items() if value is not None}
+
+
 def _from_output(output: dict, attempts: tuple) -> Outcome:
-    """inspect's own record of the reply (another API than chat completions): read as the runner reads one."""
-    output, note = sanitize(output, root="output", what="the reply")
-    output, too_long = shorten(output)
-    choice = _choices(output)[0]
+    """inspect's own record of the reply (another API than chat completions): read as the runner reads one, its
+    message's text parts joined (reasoning parts left out, as the runner leaves thinking out)."""
+    return read_reply(output, _reading, attempts, root="output", stops=STOPS)
+
+
+def _reading(output: dict) -> Reading:
+    choice = _choices(output)[0] if isinstance(_choices(output)[0], dict) else {}
     message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    content = message.get("content")
-    if isinstance(content, list):  # text parts joined; reasoning parts left out, as the runner leaves thinking
-        content = "".join(part.get("text", "") for part in content
-                          if isinstance(part, dict) and part.get("type") == "text")
-    text = content if isinstance(content, str) else None
-    stop = choice.get("stop_reason") if isinstance(choice.get("stop_reason"), str) else None
-    problem = classify(text, filtered=f"stop_reason={stop}" if stop == "content_filter" else None,
-                       truncated=f"stop_reason={stop}" if stop in LIMIT_STOPS else None,
-                       unexpected=f"stop_reason={stop}" if stop not in (None, "stop") else None)
-    usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
-    reply = Reply(output=text, finish_reason=stop, served_model=_str(output.get("model")), usage=usage,
-                  response_id=_str(output.get("response_id")), problem=problem)
-    reason = reply_reason(problem, reply_reason(note, too_long))
-    return Outcome("ok" if reason is None else "unusable", reason, reply, output, attempts, "", {})
+    return Reading(message.get("content"), stop=_str(choice.get("stop_reason")), served_model=_str(output.get("model")),
+                   usage=output.get("usage") if isinstance(output.get("usage"), dict) else None,
+                   response_id=_str(output.get("response_id")))

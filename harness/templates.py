@@ -12,6 +12,8 @@ import shlex
 
 from harness import BATCH_INPUT, DATASET, TASK_FILE, TASK_NAME
 
+SERVER = "http://127.0.0.1:8080/v1"  # the local server the inspect, promptfoo and lm-eval READMEs name by default
+
 TASK = '''\
 """SEAM (absorption) as an inspect_ai task, written by `seam.py export --to inspect` ({count} requests).
 
@@ -55,11 +57,11 @@ condition, source and checksums); `{task_file}` is the task: one user message, n
 max_tokens {max_tokens}, no stop sequences, no scorer.
 
 Run it from this folder (inspect 0.3.285 on Python 3.11 refuses an absolute path to a task file) against an
-OpenAI-compatible server (llama-server, vLLM, Ollama; here at http://127.0.0.1:8080/v1):
+OpenAI-compatible server (llama-server, vLLM, Ollama; here at {server}):
 
     cd {out}
     LOCAL_API_KEY=none inspect eval {task_file} --model openai-api/local/{model} \\
-        --model-base-url http://127.0.0.1:8080/v1 --max-connections 1 --log-dir logs
+        --model-base-url {server_arg} --max-connections 1 --log-dir logs
 
 Against OpenAI itself, use the Chat Completions API as the kit's runner does (inspect's `openai/` provider
 uses the Responses API by default, which llama-server does not serve):
@@ -70,8 +72,8 @@ uses the Responses API by default, which llama-server does not serve):
 outputs); a hosted API can take more. Do not add `--epochs`, a system message or stop sequences: the import
 refuses a log whose prompts are not the kit's and imports one epoch (`--epoch N`). Then, from the kit:
 
-    python seam.py import {logs}/*.eval --out runs/{model}.jsonl --model {model}{conditions}
-    python seam.py compare runs/{model}.jsonl --out runs/compare{conditions}
+    python seam.py import {logs}/*.eval --out runs/{name}.jsonl --model {name}{conditions}
+    python seam.py compare runs/{name}.jsonl --out runs/compare{conditions}
 """
 
 BATCH_README = """\
@@ -106,22 +108,30 @@ def task_file(*, count: int, max_tokens: int) -> str:
     return TASK.format(count=f"{count:,}", max_tokens=int(max_tokens), dataset=json.dumps(DATASET), task=TASK_NAME)
 
 
-def inspect_readme(*, count: int, max_tokens: int, out: str, model: str, conditions: str | None) -> str:
+def inspect_readme(*, count: int, max_tokens: int, out: str, model: str, conditions: str | None,
+                   server: str = SERVER) -> str:
     return INSPECT_README.format(count=f"{count:,}", dataset=DATASET, task_file=TASK_FILE, max_tokens=max_tokens,
                                  out=shlex.quote(out), model=shlex.quote(model), logs=shlex.quote(f"{out}/logs"),
-                                 conditions=_conditions(conditions))
+                                 server=server, server_arg=shlex.quote(server), name=shlex.quote(file_name(model)),
+                                 conditions=conditions_option(conditions))
 
 
 def batch_readme(*, count: int, max_tokens: int, field: str, out: str, model: str, conditions: str | None) -> str:
     return BATCH_README.format(count=f"{count:,}", batch_input=BATCH_INPUT, model_json=json.dumps(model),
                                field=field, max_tokens=max_tokens, input_path=shlex.quote(f"{out}/{BATCH_INPUT}"),
-                               model=shlex.quote(_file_name(model)), conditions=_conditions(conditions))
+                               model=shlex.quote(file_name(model)), conditions=conditions_option(conditions))
 
 
-def _conditions(path: str | None) -> str:
+def conditions_option(path: str | None) -> str:
+    """The README commands' ` --conditions FILE`, when the export used one (the import needs the same)."""
     return f" --conditions {shlex.quote(path)}" if path else ""
 
 
-def _file_name(model: str) -> str:
-    """A model name as a file name in the README's commands (a hosted model's may hold '/' or ':')."""
+def file_name(model: str) -> str:
+    """A model name as a file and trace model name in every README's commands (a hosted model's may hold '/' or
+    ':', which neither can).
+
+    >>> file_name("qwen/2.5:7b"), file_name("")
+    ('qwen-2.5-7b', 'model')
+    """
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in model) or "model"

@@ -131,7 +131,7 @@ def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(check
     fetch_sharegpt(tmp_path / "sources", sharegpt_wheel)
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true", chromium)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
+    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs --durations=25"]
     assert "NOTICE" not in done.stdout
     assert f"Chromium for the browser tests: {chromium} (SEAM_CHROMIUM)" in done.stdout
 
@@ -142,7 +142,7 @@ def test_without_chromium_test_sh_runs_everything_with_a_notice(checkout, no_apt
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", ci)
     assert done.returncode == 0, done.stdout + done.stderr
     tried = [call for call in calls.splitlines() if not call.startswith("-m pip download")]  # the ShareGPT sample
-    assert tried == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs"]
+    assert tried == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs --durations=25"]
     assert "no Chromium found, and installing one here needs Debian's apt-get as root" in done.stderr
     assert done.stdout.count("NOTICE: no Chromium here (see above), so the browser tests are skipped") == 2
 

@@ -150,3 +150,12 @@ def test_a_line_that_is_no_batch_line_is_refused(flow, tmp_path, capsys):
     torn = tmp_path / "torn.jsonl"
     torn.write_text(flow["results"][0].read_text(encoding="utf-8")[:-40], encoding="utf-8")
     assert "torn.jsonl:" in refused(tmp_path, capsys, flow["export"] / "batch_input.jsonl", torn)
+
+
+def test_a_line_that_is_not_json_names_the_batch_file(tmp_path, capsys):
+    """`common.jsonl.stream`'s refusal names what the file was expected to be, as its docstring says."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {}}\nnot json\n',
+                   encoding="utf-8")
+    line = refused(tmp_path, capsys, bad)
+    assert f"{bad}:2: expected one JSON object per line (not JSON: " in line and line.endswith("(a Batch API file)")

@@ -86,6 +86,11 @@ def test_the_readmes_say_the_command_that_runs_each_and_the_traps(tmp_path):
     assert "inspect eval seam_task.py --model openai-api/local/qwen" in readme
     assert "-M responses_api=false" in readme and "--max-connections 1" in readme
     assert f"python seam.py import {tmp_path / 'i'}/logs/*.eval --out runs/qwen.jsonl" in readme
+    assert "--model-base-url http://127.0.0.1:8080/v1 --max-connections 1" in readme
+    assert seam.main(["export", "--to", "inspect", "--out", str(tmp_path / "j"), "--first", "1", "--model", "qwen",
+                      "--base-url", "http://127.0.0.1:9001/v1/"]) == 0  # --base-url is the command's server
+    readme = (tmp_path / "j" / "README.md").read_text(encoding="utf-8")
+    assert "--model-base-url http://127.0.0.1:9001/v1 --max-connections 1" in readme and ":8080" not in readme
     assert seam.main(["export", "--to", "openai-batch", "--out", str(tmp_path / "b"), "--first", "1",
                       "--model", "gpt-x"]) == 0
     readme = (tmp_path / "b" / "README.md").read_text(encoding="utf-8")
@@ -104,7 +109,14 @@ def test_other_files_in_the_folder_are_kept(tmp_path):
     (["--to", "openai-batch"], "needs --model NAME"),
     (["--to", "inspect", "--only", "nosuch"], "nosuch"),
     (["--to", "inspect", "--sources", "nosuch"], "nosuch"),
-], ids=["batch-without-model", "unknown-condition", "unknown-source"])
+    (["--to", "openai-batch", "--model", "m", "--base-url", "http://127.0.0.1:1/v1"], "--base-url: a batch goes to "
+                                                                                      "OpenAI's Batch API"),
+    (["--to", "inspect", "--max-tokens-field", "max_completion_tokens"], "only --to openai-batch names"),
+    (["--to", "inspect", "--model", "my\nmodel"], "a line break"),
+    (["--to", "openai-batch", "--model", "gpt\r\n"], "a line break"),
+    (["--to", "inspect", "--base-url", "ftp://x/v1"], "--base-url must be an http:// or https:// URL"),
+], ids=["batch-without-model", "unknown-condition", "unknown-source", "batch-base-url", "inspect-field",
+        "inspect-line-break", "batch-line-break", "inspect-bad-url"])
 def test_mistakes_are_one_line_and_nothing_written(tmp_path, capsys, argv, said):
     assert seam.main(["export", *argv, "--out", str(tmp_path / "x"), "--first", "1"]) == 2
     err = capsys.readouterr().err.strip()

@@ -355,3 +355,16 @@ def test_the_header_is_read_from_a_finished_or_a_running_log(tmp_path, name):
     header, samples = inspect_log.read_log(log)
     assert header.task == "seam" and header.model == "openai-api/local/fake-model"
     assert len(list(samples)) == 6
+
+
+@pytest.mark.parametrize("time", ["1e400", "NaN", "-5"])
+def test_a_call_time_that_is_no_duration_is_recorded_as_unknown(tmp_path, time):
+    """inspect's `call.time` (and `output.time`) of 1e400 reads as Infinity, which no trace reader takes; NaN and a
+    negative time are no durations either: each is recorded as unknown, and the trace written reads back."""
+    text = JSON.read_text(encoding="utf-8")
+    text = text.replace('"time": 0.004512491000241425', f'"time": {time}')  # the first sample's call and output
+    log = tmp_path / "time.json"
+    log.write_text(text, encoding="utf-8")
+    status, out = imported(tmp_path, log)
+    latencies = {row.id: row.attempts[-1].latency_s for row in rows(out).values()}  # read by the kit's reader
+    assert status == 0 and list(latencies.values()).count(None) == 1 and len(latencies) == 6

@@ -46,7 +46,7 @@ def parse_response(data: Any) -> Reply:
         raise ResponseShapeError("'choices' is empty")
     choice = require(choices[0], dict, "'choices[0]'")
     message = require(choice.get("message"), dict, "'choices[0].message'")
-    output = _text(message.get("content"))
+    output = message_text(message.get("content"))
     finish = optional_str(choice.get("finish_reason"))
     refusal = optional_str(message.get("refusal"))
     problem = classify(
@@ -60,7 +60,7 @@ def parse_response(data: Any) -> Reply:
                  usage=optional_dict(data.get("usage")), response_id=optional_str(data.get("id")), problem=problem)
 
 
-def _text(content: Any) -> str | None:
+def message_text(content: Any) -> str | None:
     """The message text: a string, or (some compatible servers) a list of text parts joined."""
     if content is None or isinstance(content, str):
         return content
