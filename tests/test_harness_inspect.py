@@ -11,7 +11,6 @@ everywhere. `python tests/test_harness_inspect.py` writes those fixtures again.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -20,7 +19,8 @@ from pathlib import Path
 
 import pytest
 from conftest import on_ci
-from support.fakeserver import config_keys, serve, toml_text
+from support import harnessflow
+from support.fakeserver import serve
 
 import seam
 from common.records import TraceRow, read
@@ -79,14 +79,8 @@ def run_inspect(folder: Path, inspect: Path) -> tuple[Path, Path]:
 
 
 def run_runner(folder: Path) -> Path:
-    """The kit's own runner against the same fake server with the same script."""
-    traces = folder / "runner.jsonl"
-    with serve(script()) as server:
-        config = folder / "fake-model.toml"
-        config.write_text(toml_text(config_keys(server, name="fake-model", concurrency=1, max_tokens=256)),
-                          encoding="utf-8")
-        assert seam.main(["run", str(config), "--first", str(FIRST), "--out", str(traces)]) == 1  # one failed
-    return traces
+    """The kit's own runner against the same fake server with the same script (one request fails: exit 1)."""
+    return harnessflow.run_runner(folder, script(), first=FIRST, max_tokens=256, expected_exit=1)[0]
 
 
 @pytest.fixture(scope="module")
@@ -144,12 +138,8 @@ def test_the_json_log_imports_as_the_eval_log(flow):
 
 def test_the_labels_equal_the_runners(flow):
     folder = flow["folder"]
-    labels = {}
-    for name, trace in (("import", flow["imported"]["eval"]), ("runner", flow["runner"])):
-        labels[name] = folder / f"labels-{name}.jsonl"
-        assert seam.main(["score", str(trace), "--out", str(labels[name]), "--no-nli"]) == 0
-    mine = [json.loads(line) for line in labels["import"].read_text(encoding="utf-8").splitlines()]
-    theirs = [json.loads(line) for line in labels["runner"].read_text(encoding="utf-8").splitlines()]
+    labels = harnessflow.labels_of(folder, {"import": flow["imported"]["eval"], "runner": flow["runner"]})
+    mine, theirs = labels["import"], labels["runner"]
     failed = requests()[4]["id"]
     assert [row["id"] for row in mine] == [row["id"] for row in theirs]
     for a, b in zip(mine, theirs, strict=True):

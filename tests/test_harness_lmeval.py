@@ -20,7 +20,6 @@ these tests are skipped, on CI too. tests/test_harness_lmeval_import.py reads th
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -29,7 +28,8 @@ from pathlib import Path
 
 import conftest  # noqa: F401 (puts the repository on sys.path, for `python tests/test_harness_lmeval.py`)
 import pytest
-from support.fakeserver import config_keys, serve, toml_text
+from support import harnessflow
+from support.fakeserver import serve
 
 import seam
 from common.records import TraceRow, read
@@ -100,15 +100,8 @@ def readme_command(export: Path) -> list[str]:
 
 def run_runner(folder: Path) -> tuple[Path, list[dict]]:
     """The kit's own runner against the same fake server with the same script: (its traces, the requests)."""
-    traces = folder / "runner.jsonl"
-    with serve(script()) as server:
-        config = folder / "fake-model.toml"
-        config.write_text(toml_text(config_keys(server, name="fake-model", concurrency=1, max_tokens=MAX_TOKENS)),
-                          encoding="utf-8")
-        assert seam.main(["run", str(config), "--first", str(FIRST), "--conditions", str(CONDITIONS),
-                          "--out", str(traces)]) == 0
-        received = list(server.received)
-    return traces, received
+    return harnessflow.run_runner(folder, script(), first=FIRST, max_tokens=MAX_TOKENS, expected_exit=0,
+                                  conditions=CONDITIONS)
 
 
 @pytest.fixture(scope="module")
@@ -189,13 +182,8 @@ def test_the_rows_name_lm_eval_its_version_and_its_files(flow):
 
 def test_the_labels_equal_the_runners_but_for_the_cut_reply(flow):
     folder = flow["folder"]
-    labels = {}
-    for name, trace in (("import", flow["imported"]), ("runner", flow["runner"])):
-        labels[name] = folder / f"labels-{name}.jsonl"
-        assert seam.main(["score", str(trace), "--out", str(labels[name]), "--no-nli",
-                          "--conditions", str(CONDITIONS)]) == 0
-    mine = [json.loads(line) for line in labels["import"].read_text(encoding="utf-8").splitlines()]
-    theirs = [json.loads(line) for line in labels["runner"].read_text(encoding="utf-8").splitlines()]
+    labels = harnessflow.labels_of(folder, {"import": flow["imported"], "runner": flow["runner"]}, CONDITIONS)
+    mine, theirs = labels["import"], labels["runner"]
     cut, filtered = requests()[CUT]["id"], requests()[FILTERED]["id"]
     assert [row["id"] for row in mine] == [row["id"] for row in theirs]
     differ = set()

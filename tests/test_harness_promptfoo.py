@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.fakeserver import config_keys, serve, toml_text
+from support import harnessflow
+from support.fakeserver import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "harness" / "promptfoo"
@@ -96,15 +97,8 @@ def run_promptfoo(folder: Path, promptfoo: Path, extra: tuple[str, ...] = ()) ->
 
 
 def run_runner(folder: Path) -> tuple[Path, list[dict]]:
-    """The kit's own runner against the same fake server with the same script."""
-    traces = folder / "runner.jsonl"
-    with serve(script()) as server:
-        config = folder / "fake-model.toml"
-        config.write_text(toml_text(config_keys(server, name="fake-model", concurrency=1, max_tokens=MAX_TOKENS)),
-                          encoding="utf-8")
-        assert seam_main(["run", str(config), "--first", str(FIRST), "--out", str(traces)]) == 1  # one failed
-        received = list(server.received)
-    return traces, received
+    """The kit's own runner against the same fake server with the same script (one request fails: exit 1)."""
+    return harnessflow.run_runner(folder, script(), first=FIRST, max_tokens=MAX_TOKENS, expected_exit=1)
 
 
 @pytest.fixture(scope="module")
@@ -177,12 +171,8 @@ def test_the_rows_name_the_harness_its_version_and_its_output(flow):
 
 def test_the_labels_equal_the_runners(flow):
     folder = flow["folder"]
-    labels = {}
-    for name, trace in (("import", flow["imported"]), ("runner", flow["runner"])):
-        labels[name] = folder / f"labels-{name}.jsonl"
-        assert seam_main(["score", str(trace), "--out", str(labels[name]), "--no-nli"]) == 0
-    mine = [json.loads(line) for line in labels["import"].read_text(encoding="utf-8").splitlines()]
-    theirs = [json.loads(line) for line in labels["runner"].read_text(encoding="utf-8").splitlines()]
+    labels = harnessflow.labels_of(folder, {"import": flow["imported"], "runner": flow["runner"]})
+    mine, theirs = labels["import"], labels["runner"]
     failed = requests()[4]["id"]
     assert [row["id"] for row in mine] == [row["id"] for row in theirs]
     for a, b in zip(mine, theirs, strict=True):
