@@ -267,6 +267,8 @@ def _from_output(output: dict, attempts: tuple) -> Outcome:
 def _reading(output: dict) -> Reading:
     choice = _choices(output)[0] if isinstance(_choices(output)[0], dict) else {}
     message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    return Reading(message.get("content"), stop=_str(choice.get("stop_reason")), served_model=_str(output.get("model")),
+    stop = _str(choice.get("stop_reason"))
+    stop = None if stop == "unknown" else stop  # inspect's word for a reply that gave none: the runner's None
+    return Reading(message.get("content"), stop=stop, served_model=_str(output.get("model")),
                    usage=output.get("usage") if isinstance(output.get("usage"), dict) else None,
                    response_id=_str(output.get("response_id")))

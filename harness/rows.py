@@ -31,7 +31,7 @@ from common.errors import UserError
 from common.records import MAX_OUTPUT_CHARS, Attempt, Request, TraceRow, shown
 from harness import IMPORTER_VERSION
 from runner import providers
-from runner.apikey import REDACTED, Secrets
+from runner.apikey import REDACTED, Secrets, redact
 from runner.ask import Outcome, judge, reply_reason, sanitize, shorten
 from runner.config import ModelConfig
 from runner.providers import Reply, ResponseShapeError, classify
@@ -45,10 +45,16 @@ ERROR_CHARS = 1000  # of a harness's error text in a reason, as the runner quote
 # The variables API keys are usually given in; any other *_API_KEY set in the environment is redacted too.
 KEY_VARIABLES = ("OPENAI_API_KEY", "LOCAL_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 # A credential a server may echo in an error body, which a harness keeps (promptfoo quotes the body of an HTTP error
-# whole): the token after "Bearer", or the value of an Authorization or API-key header or query parameter, in any
-# quoting (\" inside a JSON-quoted body included).
-CREDENTIAL = re.compile(r"(?i)(\bbearer\s+|\b(?:authorization|x-api-key|api[-_]?key)[\\\"']*\s*[:=]\s*[\\\"']*"
-                        r"(?:(?:bearer|basic|token)\s+)?)[^\s\\\"',;&}]+")
+# whole): the token after "Bearer", or the value of an Authorization, API-key, subscription-key or token header or
+# parameter, or of a `key=` query parameter (Gemini's), in any quoting (\" inside a JSON-quoted body, a Go map's
+# `[Bearer X]` included), and the key OpenAI's own 401 quotes ("Incorrect API key provided: X").
+CREDENTIAL = re.compile(
+    r"(?i)(\bbearer[\s:]+"
+    r"|\b(?:proxy-)?authorization[\\\"'\[\]]*\s*[:=]\s*[\\\"'\[]*(?:(?:bearer|basic|token)[\s:]+)?"
+    r"|\b(?:x-)?(?:api|subscription|access)[-_ ]?(?:key|token)(?: provided)?[\\\"']*\s*[:=]\s*[\\\"'\[]*"
+    r"|\btoken[\\\"']*\s*[:=]\s*[\\\"']*"
+    r"|[?&;]key=)"
+    r"[^\s\\\"',;&}\]]+")
 
 
 @dataclass(frozen=True)
@@ -242,6 +248,9 @@ def failed(reason: str, attempts: tuple[Attempt, ...]) -> Outcome:
 
 
 def cut(text: str, limit: int = ERROR_CHARS) -> str:
+    """A harness's error text as a row keeps it: credentials redacted first (`scrubbed`, and this environment's
+    API keys), then cut to `limit` characters, never the other way (a key cut in two is no longer found)."""
+    text = redact(scrubbed(text), env_secrets())
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -284,6 +293,8 @@ def scrubbed(text: str | None) -> str | None:
 
     >>> scrubbed('401 {"error": "bad Authorization: Bearer sk-live-1 (api_key=k2&x=1)"}')
     '401 {"error": "bad Authorization: Bearer <redacted> (api_key=<redacted>&x=1)"}'
+    >>> scrubbed("Incorrect API key provided: sk-2. map[Authorization:[Bearer sk-3]] at /v1/m:generate?key=AIza4")
+    'Incorrect API key provided: <redacted> map[Authorization:[Bearer <redacted>]] at /v1/m:generate?key=<redacted>'
     """
     return CREDENTIAL.sub(lambda match: match.group(1) + REDACTED, text) if text else text
 
@@ -294,4 +305,5 @@ def trace_line(row: TraceRow) -> str:
     where servers echo them; a model's output is left as it wrote it), and, anywhere in the row, every API key
     of this environment, in every spelling and in pieces, by the runner's own redaction."""
     attempts = tuple(replace(attempt, error=scrubbed(attempt.error)) for attempt in row.attempts)
-    return runner_trace_line(replace(row, reason=scrubbed(row.reason), attempts=attempts), env_secrets())
+    reason = scrubbed(row.reason) if row.status == "failed" else row.reason  # an unusable row's may quote the model
+    return runner_trace_line(replace(row, reason=reason, attempts=attempts), env_secrets())
