@@ -50,7 +50,9 @@ echo "== lint"
 "$PY" -m ruff check .
 echo "== tests"
 status=0
-"$PY" -m pytest -q -rs --durations=25 "$@" || status=$?  # the slowest 25 listed: CI time is watched
+# Every core runs tests, each test file on one worker (its module fixtures built once); the slowest 25 are
+# listed, since CI's time is watched.
+"$PY" -m pytest -q -rs -n auto --dist loadfile --durations=25 "$@" || status=$?
 for notice in ${notices[@]+"${notices[@]}"}; do
   echo "$notice"
 done

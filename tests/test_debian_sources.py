@@ -21,6 +21,9 @@ PACKAGES = ("r-cran-janeaustenr", "python3.11-doc")
 TOOLS = ("bash", "dirname", "cat", "mkdir", "mktemp", "rm", "ls", "mv", "env", "sha256sum")
 
 
+PYTEST = "-m pytest -q -rs -n auto --dist loadfile --durations=25"  # test.sh's pytest command
+
+
 @pytest.fixture
 def no_apt(tmp_path):
     """A PATH holding only the shell tools the scripts need, without apt-get and dpkg-deb."""
@@ -131,7 +134,7 @@ def test_with_the_sources_unpacked_test_sh_runs_everything_without_apt_get(check
     fetch_sharegpt(tmp_path / "sources", sharegpt_wheel)
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", "true", chromium)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs --durations=25"]
+    assert calls.splitlines() == ["seam.py build --verify", "-m ruff check .", PYTEST]
     assert "NOTICE" not in done.stdout
     assert f"Chromium for the browser tests: {chromium} (SEAM_CHROMIUM)" in done.stdout
 
@@ -142,7 +145,7 @@ def test_without_chromium_test_sh_runs_everything_with_a_notice(checkout, no_apt
     done, calls = run_test_sh(checkout, no_apt, tmp_path / "sources", ci)
     assert done.returncode == 0, done.stdout + done.stderr
     tried = [call for call in calls.splitlines() if not call.startswith("-m pip download")]  # the ShareGPT sample
-    assert tried == ["seam.py build --verify", "-m ruff check .", "-m pytest -q -rs --durations=25"]
+    assert tried == ["seam.py build --verify", "-m ruff check .", PYTEST]
     assert "no Chromium found, and installing one here needs Debian's apt-get as root" in done.stderr
     assert done.stdout.count("NOTICE: no Chromium here (see above), so the browser tests are skipped") == 2
 
