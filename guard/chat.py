@@ -46,7 +46,7 @@ from common.jsonl import LONE_SURROGATE
 from guard.batch import Options
 
 # Why a request's body was not marked (X-Seam-Guard-Reason, the counts), besides the guard's own reasons
-# (guard.mark.REASONS: no seam, already marked, too long). Never any of the text.
+# (guard.mark.REASONS: no seam, tail is the paste's, already marked, too long). Never any of the text.
 REASONS = ("not a chat request", "too large to guard", "not JSON", "not UTF-8", "JSON nested too deeply",
            "number too long", "duplicate key", "non-finite number", "no user message", "no user text")
 

@@ -50,7 +50,8 @@ END = "-----END TEXT-----"
 # guard/tail.py); a guard of another version marks other messages.
 GUARD_VERSION = f"{SEAMS_VERSION}.1"
 # Why a message was or was not marked (`Guarded.reason`), for counts; never the text itself.
-REASONS = ("marked", "no seam", "already marked", "too long", "other line breaks")
+# "tail is the paste's": the finder found a seam, but its tail reads as the paste's own last line (guard/tail.py).
+REASONS = ("marked", "no seam", "tail is the paste's", "already marked", "too long", "other line breaks")
 # Line breaks other than "\n" and "\r\n" (a lone "\r", vertical tab, form feed, the information separators, NEL,
 # U+2028, U+2029): the seam finder splits lines at "\n" only, while a model or a renderer may break at these,
 # so a marker line placed by "\n" alone could cut a line the model sees as two. Never guessed: not marked.
@@ -103,8 +104,10 @@ def guard(message: str, *, open: str = BEGIN, close: str = END, sentence: str | 
     if OTHER_LINE_BREAKS.search(message):
         return Guarded(message, False, -1, -1, "other line breaks")
     seam = seam_of(message)
-    if seam is None or refusal(message, seam) is not None:
+    if seam is None:
         return Guarded(message, False, -1, -1, "no seam")
+    if refusal(message, seam) is not None:
+        return Guarded(message, False, -1, -1, "tail is the paste's")
     start, end = seam.artifact_start, seam.artifact_end
     newline = "\r\n" if message.startswith("\r\n", end) else "\n"
     lead = message[:seam.lead_end] + (f" {sentence}" if sentence else "")

@@ -52,7 +52,8 @@ def test_a_message_without_a_seam_is_passed_unchanged_with_its_reason():
         result = guard(message)
         assert (result.marked, result.message, result.artifact_start, result.artifact_end, result.reason) == (
             False, message, -1, -1, reason)
-    assert set(mark.REASONS) == {"marked", "no seam", "already marked", "too long", "other line breaks"}
+    assert set(mark.REASONS) == {"marked", "no seam", "tail is the paste's", "already marked", "too long",
+                                 "other line breaks"}
 
 
 @pytest.mark.parametrize("separator", ["\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])

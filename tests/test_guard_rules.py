@@ -123,3 +123,10 @@ def test_lines_that_made_the_patterns_backtrack_are_classified(line, code):
     assert rules.is_code_line(line) is code
     message = f"Fix the grammar:\n\nThe meeting went well and we agreed on all the points.\n{line}\n\nbtw for class"
     assert guard(message).marked in (True, False)
+
+
+def test_a_refused_seam_says_so_in_its_reason():
+    """Where the finder found a seam and the guard's own rules refused it, the reason says that (the proxy's
+    X-Seam-Guard-Reason and counts), not "no seam": an operator can tell the two apart."""
+    assert guard(LETTER + "Cheers!\nJo").reason == "tail is the paste's"
+    assert guard("hello").reason == "no seam"
