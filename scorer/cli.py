@@ -273,6 +273,12 @@ def _refuse_own_inputs(args, outs: list[Path], command: str) -> None:
     hint = ("move it out of the --out-dir folder, or choose another --out-dir" if option == "--out-dir"
             else "choose another --out")
     outputs.refuse_overwritten(read, outs, command=command, hint=hint)
+    used = not getattr(args, "no_cache", True) and not getattr(args, "no_nli", False)
+    cache = getattr(args, "cache", None) if used else None
+    if cache is not None:  # the entailment cache is a sqlite file the scorer writes too (with the entailment tier)
+        hint = "choose another --cache (the entailment cache, a file of its own), or --no-cache"
+        outputs.refuse_overwritten(read, [cache], command=command, hint=hint)
+        outputs.refuse_overwritten([(cache, "entailment cache")], outs, command=command, hint=hint)
 
 
 def _summary(path: Path, model: str, clean_rows: int, s, entailer) -> None:

@@ -184,3 +184,16 @@ def test_a_symbolic_link_loop_where_score_writes_is_one_line(trace, tmp_path, ca
     out = loop if where == "--out-dir" else loop / "labels.jsonl"
     line = refused(capsys, ["score", trace, where, out, "--no-nli"])
     assert str(loop) in line and "symbolic link" in line
+
+
+@pytest.mark.parametrize("where", ["trace", "out"])
+def test_a_cache_naming_an_input_or_the_output_is_refused(trace, tmp_path, capsys, where):
+    """--cache is a sqlite file the scorer writes: naming the trace it reads, or the labels file it writes, is
+    refused before anything is written, as every other clash of an input and an output (left by issue 36)."""
+    given = tmp_path / "given" / f"{MODEL}.jsonl"
+    kept = placed(trace, given)
+    out = tmp_path / "labels.jsonl"
+    cache = given if where == "trace" else out
+    line = refused(capsys, ["score", given, "--out", out, "--cache", cache])
+    assert "choose another --cache" in line and ("entailment cache" in line or "trace file" in line)
+    assert given.read_bytes() == kept and not out.exists()
