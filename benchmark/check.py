@@ -133,6 +133,8 @@ def _check_layouts(row: Cluster, where: str, problems: list[str], conditions: Co
 
 def _layout_problems(row: Cluster, condition: Condition, messages: dict[str, str],
                      conditions: ConditionSet) -> list[str]:
+    if condition.later:
+        return _later_problems(row, condition, messages[condition.name])
     found = []
     message, artifact = messages[condition.name], row.artifact
     # A rule-marked condition's message follows a fixed layout before the guard (which is what the guard
@@ -162,6 +164,9 @@ def _layout_problems(row: Cluster, condition: Condition, messages: dict[str, str
     if trailing is not None and added:
         for reason in collisions(trailing.text, trailing.witness, added):
             found.append(f"comment {trailing.id} collides with the condition's sentence or markers: {reason}")
+    if trailing is not None and condition.system is not None:
+        for reason in collisions(trailing.text, trailing.witness, [condition.system]):
+            found.append(f"comment {trailing.id} collides with the condition's system prompt: {reason}")
     if condition.same_prefix_as is not None:
         other = conditions.get(condition.same_prefix_as)
         through = other.artifact_start(row.instruction) + len(artifact)
@@ -171,6 +176,24 @@ def _layout_problems(row: Cluster, condition: Condition, messages: dict[str, str
         other = conditions.get(condition.same_suffix_as)
         if message[len(condition.head(row.instruction)):] != messages[other.name][len(other.head(row.instruction)):]:
             found.append(f"differs from {other.name} after the instruction (same_suffix_as)")
+    return found
+
+
+def _later_problems(row: Cluster, condition: Condition, message: str) -> list[str]:
+    """A later-turn condition's last message is its cluster's follow-up and then the comment (the opening turn
+    is its own condition's message, checked as that condition); the comment collides with no text the
+    condition adds (a follow-up, a fixed reply, the system prompt)."""
+    found = []
+    trailing = condition.trailing(row)
+    follow_up = condition.follow_up_of(row.cluster)
+    expected = follow_up + ("\n" * condition.breaks + trailing.text if trailing is not None else "")
+    if message != expected:
+        found.append("the last message is not the follow-up instruction" + (" and the comment" if trailing else ""))
+    added = [text for text in (*condition.follow_up, condition.reply_text, condition.system) if text]
+    if trailing is not None:
+        for reason in collisions(trailing.text, trailing.witness, added):
+            found.append(f"comment {trailing.id} collides with the condition's follow-ups, reply or system prompt: "
+                         f"{reason}")
     return found
 
 

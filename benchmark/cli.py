@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from common.argtypes import condition_file, names, positive_int, selection_spellings
+from common.argtypes import condition_file, existing_file, names, positive_int, selection_spellings
 
 BUILD_EXAMPLE = """example:
   pip install --no-deps -r requirements-build.txt && bash scripts/fetch_debian_sources.sh
@@ -21,6 +21,8 @@ PROMPTS_EXAMPLE = """example:
   python seam.py prompts --cluster-ids humaneval-011,austen-007 > part.jsonl   # given clusters, every condition
   python seam.py prompts --conditions data/conditions/example.toml --only xml-tags,fenced,only-revised \\
       > example-requests.jsonl                                     # 900 rows of a condition file's conditions
+  python seam.py prompts --conditions data/conditions/turns.toml --only later-turn,later-control \\
+      --replies data/traces/qwen2.5-coder-0.5b.jsonl > turns.jsonl # later turns hold that model's clean replies
 """
 CONDITIONS_HELP = "a condition file (TOML) defining more conditions and contrasts (docs/CONDITIONS.md)"
 
@@ -52,6 +54,9 @@ def add_commands(subparsers) -> None:
                          help="keep these clusters (ids such as humaneval-007)")
     prompts.add_argument("--first", metavar="N", type=positive_int,
                          help="keep the first N clusters (after the source and cluster filters)")
+    prompts.add_argument("--replies", metavar="TRACE", type=existing_file,
+                         help="the model's trace file whose outputs a later-turn condition with reply = \"model\" "
+                              "puts back as the assistant's turn (docs/CONDITIONS.md, later turns)")
     selection_spellings(prompts)  # --source, --condition, --cluster: refused, naming the option to use
     prompts.set_defaults(func=run_prompts)
 
@@ -91,12 +96,17 @@ def run_check(args) -> int:
 def run_prompts(args) -> int:
     from benchmark import conditions
     from benchmark.dataset import requests
+    from benchmark.replies import Replies
     from common.jsonl import dumps
 
+    replies = Replies.read(args.replies) if args.replies else None
     chosen = requests(sources=args.sources, conditions=args.only, cluster_ids=args.cluster_ids, limit=args.first,
-                      defined=conditions.load(args.conditions))
+                      defined=conditions.load(args.conditions), replies=replies)
     out = sys.stdout
     for request in chosen:
         out.write(dumps(request.to_row()))
     out.flush()
+    left_out = replies.summary() if replies is not None else None
+    if left_out:
+        print(f"prompts: {left_out}", file=sys.stderr)
     return 0

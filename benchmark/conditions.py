@@ -1,151 +1,38 @@
-"""Conditions: how a cluster becomes one user message, defined in TOML, built-in and the user's alike.
+"""The conditions a stage knows: the built-in six, and those of the user's condition file.
 
-Every condition is a layout over the same parts of a cluster, with I the
-instruction, A the artifact and C the trailing comment:
-
-    I [" " sentence] "\\n\\n" [open "\\n"] A ["\\n" close] [breaks x "\\n" C]
-
-`pool` says which comment C is (none, the casual one, the genre-native one).
-`marking` says when the sentence and the marker lines are there: always (the
-layout above), where the guard finds the seam (`guard`: the message without
-them goes through `guard.mark.guard`, as a product would put the guard in front
-of its model), or where a client's paste-size rule would mark the paste
-(`paste-rule`: `guard.mark.paste_rule_marks` of the artifact).
 The six built-in conditions are defined in benchmark/conditions.toml; a
 condition file of the user's (`--conditions FILE`, docs/CONDITIONS.md) adds
-conditions and paired contrasts in the same format, read by the same code, so
-that a user's condition is rendered, checked, run, scored, tabled and shown
-exactly as a built-in one. There is no other definition of the layouts: the
-built-ins' messages are byte-identical to the benchmark's ever since (a test
-renders all 300 clusters and compares a digest).
-
-A condition file is checked whole when it is read: an unknown, missing or
-mistyped key, an unknown pool, a name that is not a condition name or is a
-built-in's, a contrast naming an undefined condition: one line naming the file
-and the key (tomllib gives line numbers for syntax errors only, so the key is
-named as its table path, e.g. `conditions.xml-tags.pool`). Whether the layouts
-hold on every cluster (the artifact verbatim, markers that collide with
-nothing, the declared byte-identities) is `seam.py check --conditions FILE`.
+conditions and paired contrasts in the same format, read by the same code
+(benchmark/condition_file.py), so that a user's condition is rendered, checked,
+run, scored, tabled and shown exactly as a built-in one. There is no other
+definition of the layouts (benchmark/condition.py): the built-ins' messages are
+byte-identical to the benchmark's ever since (a test renders all 300 clusters
+and compares a digest).
 """
 
 from __future__ import annotations
 
 import os
-import unicodedata
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from common import tomlfile
+from benchmark.condition import SEPARATOR as SEPARATOR  # re-exported: where the stages have always found it
+from benchmark.condition import Condition
+from benchmark.condition_file import BUILTIN_FILE, listed, read_file, read_toml
+from common.conversation import Conversation, Turn
 from common.errors import UserError
-from common.markers import Marker
-from common.records import CONDITION_NAME_MAX, CONDITIONS, POOLS, Cluster, Comment, is_condition_name, shown
-from guard.mark import guard, paste_rule_marks
+from common.records import CONDITIONS, Cluster, Request, request_id, shown
 
-BUILTIN_FILE = Path(__file__).resolve().with_name("conditions.toml")
+if TYPE_CHECKING:
+    from benchmark.replies import Replies
+
 # The project's condition files: a row naming a condition none of the files given defines is refused naming the
 # one here that defines it, if any, so that the fix is one option away.
 PROJECT_FILES = BUILTIN_FILE.parents[1] / "data" / "conditions"
-MAX_USER_CONDITIONS = 5  # with the five built-in treatments, the ten series the rates figure tells apart
-MAX_BREAKS = 3
-MAX_TEXT = 300  # characters of a marker, a sentence or a phrase
-KEYS = ("pool", "breaks", "sentence", "open", "close", "marking", "phrase", "plural", "same_prefix_as",
-        "same_suffix_as")
-# When the sentence and the markers are in the message: always, where the guard finds the seam, or where a client's
-# paste-size rule marks the paste.
-MARKINGS = ("always", "guard", "paste-rule")
-TOP_KEYS = ("contrasts", "conditions")
-SEPARATOR = "\n\n"  # between the instruction and the paste, in every condition
 HINT = "the condition file that defines it (docs/CONDITIONS.md)"
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One condition: which comment trails the paste and how the message is laid out around it."""
-
-    name: str
-    pool: str  # "none" (clean only), "casual" or "native"
-    breaks: int  # line breaks between the paste and the comment; 0 exactly for pool "none"
-    sentence: str | None  # a sentence added to the instruction, after one space
-    open: str | None  # a line before the artifact
-    close: str | None  # a line after the artifact
-    phrase: str  # how the summary sentences name it ("boundary markers")
-    plural: bool  # whether `phrase` takes a plural verb
-    same_prefix_as: str | None  # declared: every byte through the artifact's last is that condition's
-    same_suffix_as: str | None  # declared: every byte from the instruction's end is that condition's
-    origin: str  # the file that defines it
-    builtin: bool
-    marking: str = "always"  # one of MARKINGS: when the sentence and the markers are in the message
-
-    @property
-    def marked_by_rule(self) -> bool:
-        """Whether a rule (the guard, the paste rule) decides per message if the markers are there."""
-        return self.marking != "always"
-
-    def unmarked(self) -> Condition:
-        """This condition without its sentence and markers: the message a rule that does not mark leaves, and
-        the guard's input."""
-        return replace(self, sentence=None, open=None, close=None, marking="always")
-
-    def laid_out(self, artifact: str) -> Condition:
-        """The condition whose fixed layout a message of this one follows before any guard: itself, or for a
-        rule-marked condition the marked or unmarked layout the paste rule picks (the guard's input for
-        `guard`)."""
-        if self.marking == "paste-rule" and paste_rule_marks(artifact):
-            return replace(self, marking="always")
-        return self.unmarked() if self.marked_by_rule else self
-
-    def head(self, instruction: str) -> str:
-        """The instruction as this condition sends it: with its added sentence, if any."""
-        return instruction if self.sentence is None else f"{instruction} {self.sentence}"
-
-    def render(self, instruction: str, artifact: str, comment: str | None) -> str:
-        """The user message (layout in the module docstring); `comment` is the pool's comment text.
-
-        >>> builtin().get("boundary").render("Fix it.", "x = 1", "btw lunch")
-        'Fix it.\\n\\n-----BEGIN TEXT-----\\nx = 1\\n-----END TEXT-----\\nbtw lunch'
-        >>> guarded = replace(builtin().get("boundary"), marking="guard")
-        >>> guarded.render("Fix it:", "x = 1\\ny = 2", "btw lunch") == builtin().get("boundary").render(
-        ...     "Fix it:", "x = 1\\ny = 2", "btw lunch")
-        True
-        """
-        laid_out = self.laid_out(artifact)
-        message = laid_out.layout(instruction, artifact, comment)
-        if self.marking == "guard":
-            return guard(message, open=self.open, close=self.close, sentence=self.sentence).message
-        return message
-
-    def layout(self, instruction: str, artifact: str, comment: str | None) -> str:
-        """The message as the fixed layout puts the parts (the module docstring), whatever the marking."""
-        message = self.head(instruction) + SEPARATOR
-        if self.open is not None:
-            message += self.open + "\n"
-        message += artifact
-        if self.close is not None:
-            message += "\n" + self.close
-        if self.pool != "none":
-            if comment is None:
-                raise ValueError(f"condition {self.name!r} trails a {self.pool} comment, but none was given")
-            message += "\n" * self.breaks + comment
-        return message
-
-    def trailing(self, cluster: Cluster) -> Comment | None:
-        """The comment this condition puts after the cluster's artifact (None for pool "none")."""
-        return cluster.comment_of(self.pool)
-
-    def message(self, cluster: Cluster) -> str:
-        """The cluster's message under this condition."""
-        trailing = self.trailing(cluster)
-        return self.render(cluster.instruction, cluster.artifact, trailing.text if trailing else None)
-
-    def artifact_start(self, instruction: str) -> int:
-        """Where the artifact begins in a message of this condition."""
-        return len(self.head(instruction)) + len(SEPARATOR) + (len(self.open) + 1 if self.open is not None else 0)
-
-    @property
-    def markers(self) -> tuple[str, ...]:
-        """The marker lines, opening first."""
-        return tuple(m for m in (self.open, self.close) if m is not None)
+__all__ = ["Condition", "ConditionSet", "builtin", "builtin_only", "defining_files", "load"]
 
 
 @dataclass(frozen=True)
@@ -216,25 +103,79 @@ class ConditionSet:
         names = set(names)
         return tuple([c for c in self.names if c in names] + sorted(names - set(self.names)))
 
+    def control_of(self, name: str) -> str | None:
+        """The condition a treatment `name` is scored against (its `control`, by default clean); None for a
+        control itself or a condition this set does not define."""
+        condition = self.by_name.get(name)
+        return condition.control if condition is not None else None
+
+    def conversation(self, name: str, cluster: Cluster, replies: Replies | None = None) -> Conversation | None:
+        """What a request of condition `name` on `cluster` sends: its message with its system prompt and, for a
+        later-turn condition, the turns before it. None where the model's own reply the conversation holds is
+        not in `replies` (missing or unusable there: `replies` records which)."""
+        condition = self.get(name)
+        message = condition.message(cluster)
+        if not condition.later:
+            return Conversation(message, condition.system)
+        opening = self.get(condition.turns[0])
+        if condition.reply == "fixed":
+            reply = condition.reply_text
+        elif replies is None:
+            raise UserError(f"condition {name!r} holds the model's own reply to its {opening.name} request "
+                            f"(reply = \"model\" in {condition.origin}): pass --replies TRACE, the model's trace "
+                            f"file with its {opening.name} outputs")
+        else:
+            asked = Conversation(opening.message(cluster))  # what the reply must answer
+            reply = replies.get(request_id(cluster.cluster, opening.name), request_id(cluster.cluster, name),
+                                asked.sha256)
+        if reply is None:
+            return None
+        earlier = (Turn("user", opening.message(cluster)), Turn("assistant", reply))
+        return Conversation(message, condition.system, earlier)
+
+    def check_request(self, request: Request, where: str, model: str | None = None) -> Condition:
+        """The condition of a request row read from a file, checked to be what that condition sends: a comment
+        exactly for a treatment, its system prompt, earlier turns exactly for a later turn (the follow-up and
+        comment as the last message; a fixed reply as the assistant's turn) and, for a later turn holding the
+        model's own reply, that `model`'s (a run's config). A row edited by hand, or rendered from another
+        condition file, is refused in one line instead of being sent as something else."""
+        condition = self.get(request.condition, where)
+        at = f"{where}: a {request.condition} request"
+        if request.treated != (condition.pool != "none"):
+            raise UserError(f"{at} " + ("has a comment, but the condition is a control (pool none); its comment "
+                                        "fields are null" if request.treated else
+                                        "needs its comment, comment_id, witness and proposition (strings): the "
+                                        f"condition trails a {condition.pool} comment"))
+        if request.system != condition.system:
+            raise UserError(f"{at} " + (f"has no system prompt, but the condition sends one ({condition.origin})"
+                                        if request.system is None else
+                                        "has a system prompt the condition does not send" if condition.system is None
+                                        else f"has another system prompt than the condition's ({condition.origin})"))
+        if bool(request.earlier) != condition.later:
+            raise UserError(f"{at} " + ("has earlier turns, but the condition is sent as one message"
+                                        if request.earlier else
+                                        "has no earlier turns, but the condition is a later turn: render it with "
+                                        "seam.py prompts --replies TRACE"))
+        if condition.later:
+            follow_up = condition.follow_up_of(request.cluster)
+            expected = follow_up if request.comment is None else follow_up + "\n" * condition.breaks + request.comment
+            if request.message != expected or len(request.earlier or ()) != 2:
+                raise UserError(f"{at} is not the condition's later turn: expected two earlier turns and the "
+                                "follow-up " + ("and the comment " if request.comment else "") + "as its message")
+            if condition.reply == "fixed" and request.earlier[1].text != condition.reply_text:
+                raise UserError(f"{at}: its assistant turn is not the condition's reply_text")
+            if condition.needs_replies and request.reply_model is None:
+                raise UserError(f"{at} does not say whose reply it holds (no reply_model): render it with seam.py "
+                                "prompts --replies TRACE")
+            if condition.needs_replies and model is not None and request.reply_model != model:
+                raise UserError(f"{at} holds model {shown(request.reply_model)}'s own reply, not {shown(model)}'s: "
+                                "render the requests with this model's trace (seam.py prompts --replies TRACE)")
+        return condition
+
     def phrase(self, name: str) -> tuple[str, bool]:
         """(noun phrase, plural?) naming what a condition puts after the paste; "the NAME condition" when unknown."""
         condition = self.by_name.get(name)
         return (condition.phrase, condition.plural) if condition else (f"the {name} condition", False)
-
-
-LISTED = 20  # names an error lists at most: a file of 10,000 conditions made a 69 kB error line
-
-
-def listed(names: list[str]) -> str:
-    """Names for a one-line message: the first 20, and how many more.
-
-    >>> listed(["a", "b"]), listed([f"c{i}" for i in range(25)])[-14:], listed([])
-    ('a, b', 'c19 and 5 more', 'none')
-    """
-    if not names:
-        return "none"
-    shown_names = ", ".join(names[:LISTED])
-    return shown_names if len(names) <= LISTED else f"{shown_names} and {len(names) - LISTED:,} more"
 
 
 @lru_cache(maxsize=1)
@@ -267,7 +208,7 @@ def defining_files(name: str) -> list[str]:
     found = []
     for path in sorted(PROJECT_FILES.glob("*.toml")):
         try:
-            tables = _toml(path).get("conditions")
+            tables = read_toml(path).get("conditions")
         except UserError:
             continue
         if isinstance(tables, dict) and name in tables:
@@ -280,158 +221,5 @@ def load(path: str | Path | None) -> ConditionSet:
     base = builtin()
     if path is None:
         return base
-    conditions, contrasts = read_file(Path(path), known=base.conditions)
+    conditions, contrasts = read_file(Path(path), known=base.conditions, known_contrasts=base.contrasts)
     return ConditionSet(base.conditions + tuple(conditions), base.contrasts + tuple(contrasts), (str(path),))
-
-
-def read_file(path: Path, *, known: tuple[Condition, ...], builtin: bool = False
-              ) -> tuple[list[Condition], list[tuple[str, str]]]:
-    """The conditions and contrasts a file defines, checked; `known` are those defined before it (the built-ins)."""
-    data = _toml(path)
-    for key in data:
-        if key not in TOP_KEYS:
-            raise UserError(f"{path}: unknown key {shown(key)}; a condition file holds 'contrasts' and "
-                            "[conditions.NAME] tables (docs/CONDITIONS.md)")
-    tables = data.get("conditions", {})
-    if not isinstance(tables, dict):
-        raise UserError(f"{path}: 'conditions' is {shown(tables)}, expected [conditions.NAME] tables")
-    if not tables and not data.get("contrasts"):
-        raise UserError(f"{path}: defines no condition and no contrast; add [conditions.NAME] tables "
-                        "(docs/CONDITIONS.md)")
-    if not builtin and len(tables) > MAX_USER_CONDITIONS:
-        raise UserError(f"{path}: {len(tables)} conditions ({listed(list(map(str, tables)))}); a condition file "
-                        f"defines at most {MAX_USER_CONDITIONS}, so that rates.svg can tell them and the five built-in "
-                        "treatments apart; split them over two condition files (two studies)")
-    builtins = {c.name for c in known if c.builtin}
-    conditions = [_condition(path, name, table, builtin, builtins) for name, table in tables.items()]
-    defined = {c.name: c for c in (*known, *conditions)}
-    for condition in conditions:
-        for key in ("same_prefix_as", "same_suffix_as"):
-            other = getattr(condition, key)
-            if other is not None and (other not in defined or other == condition.name):
-                raise UserError(f"{path}: conditions.{condition.name}.{key} is {shown(other)}, expected another "
-                                f"defined condition ({', '.join(n for n in defined if n != condition.name)})")
-        if condition.same_suffix_as is not None and defined[condition.same_suffix_as].pool != condition.pool:
-            raise UserError(f"{path}: conditions.{condition.name}.same_suffix_as is {shown(condition.same_suffix_as)}, "
-                            f"whose comment is {defined[condition.same_suffix_as].pool}, not {condition.pool}: "
-                            "expected a condition with the same pool")
-    return conditions, _contrasts(path, data.get("contrasts", []), defined, builtin)
-
-
-def _toml(path: Path) -> dict:
-    """The condition file's TOML; every way reading it fails is one line (`common.tomlfile`)."""
-    return tomlfile.load(path, "condition file")[0]
-
-
-def _condition(path: Path, name: str, table, builtin: bool, builtins: set[str]) -> Condition:
-    at = f"{path}: conditions.{name}"
-    if not is_condition_name(name):
-        raise UserError(f"{path}: conditions.{shown(name)}: a condition name is lower-case letters, digits and "
-                        f"hyphens, starting with a letter (e.g. xml-tags), at most {CONDITION_NAME_MAX} characters")
-    if name in builtins:
-        raise UserError(f"{at}: {name!r} is a built-in condition ({BUILTIN_FILE.name}); give yours another name")
-    if not isinstance(table, dict):
-        raise UserError(f"{at} is {shown(table)}, expected a table of keys ({', '.join(KEYS)})")
-    for key in table:
-        if key not in KEYS:
-            raise UserError(f"{at}.{key}: unknown key; expected some of {', '.join(KEYS)}")
-    pools = POOLS if builtin else POOLS[1:]
-    expected_pool = " or ".join(f'"{p}"' for p in pools) + " (which comment trails the paste)"
-    if "pool" not in table:
-        raise UserError(f"{at}.pool is missing, expected {expected_pool}")
-    pool = table["pool"]
-    if pool not in pools:
-        raise UserError(f"{at}.pool is {shown(pool)}, expected {expected_pool}")
-    if pool == "none":
-        if "breaks" in table:
-            raise UserError(f"{at}.breaks: a condition without a comment has no line breaks before one")
-        breaks = 0
-    else:
-        breaks = table.get("breaks", 1)
-        if isinstance(breaks, bool) or not isinstance(breaks, int) or not 1 <= breaks <= MAX_BREAKS:
-            raise UserError(f"{at}.breaks is {shown(breaks)}, expected a whole number from 1 to {MAX_BREAKS} "
-                            "(line breaks between the paste and the comment)")
-    texts = {key: _text(at, key, table.get(key)) for key in ("sentence", "open", "close", "phrase")}
-    marking = _marking(at, table, texts)
-    for key in ("open", "close"):
-        if texts[key] is not None and not Marker.of(texts[key]).form:
-            raise UserError(f"{at}.{key} is {shown(texts[key])}, expected a line with more than emphasis marks "
-                            "(* _ `) in it")
-    plural = table.get("plural", False)
-    if not isinstance(plural, bool):
-        raise UserError(f"{at}.plural is {shown(plural)}, expected true or false (whether the phrase is plural)")
-    same = {}
-    for key in ("same_prefix_as", "same_suffix_as"):
-        value = table.get(key)
-        if value is not None and not isinstance(value, str):
-            raise UserError(f"{at}.{key} is {shown(value)}, expected the name of another condition")
-        same[key] = value
-    return Condition(name=name, pool=pool, breaks=breaks, sentence=texts["sentence"], open=texts["open"],
-                     close=texts["close"], phrase=texts["phrase"] or f"the {name} condition", plural=plural,
-                     **same, origin=str(path), builtin=builtin, marking=marking)
-
-
-def _marking(at: str, table: dict, texts: dict[str, str | None]) -> str:
-    """The `marking` key, checked: a rule that marks needs both marker lines, and a message it may or may not
-    mark declares no byte-identity with another condition."""
-    marking = table.get("marking", "always")
-    if marking not in MARKINGS:
-        raise UserError(f"{at}.marking is {shown(marking)}, expected " + " or ".join(f'"{m}"' for m in MARKINGS)
-                        + " (when the markers are in the message)")
-    if marking != "always":
-        for key in ("open", "close"):
-            if texts[key] is None:
-                raise UserError(f"{at}.{key} is missing: marking {marking!r} puts both marker lines (open and "
-                                "close) around the paste where it marks")
-        for key in ("same_prefix_as", "same_suffix_as"):
-            if table.get(key) is not None:
-                raise UserError(f"{at}.{key}: a condition with marking {marking!r} is marked message by message, "
-                                "so it declares no byte-identity with another condition")
-    return marking
-
-
-def _text(at: str, key: str, value) -> str | None:
-    """An optional one-line text key: a marker line, the added sentence, the phrase. No control character
-    (a line break, a tab, NUL, an escape): each goes into every message, a CSV cell or the page as it is."""
-    if value is None:
-        return None
-    expected = (f"one line of text without white space at either end nor control characters, at most {MAX_TEXT} "
-                "characters")
-    if (not isinstance(value, str) or not value or value != value.strip() or len(value) > MAX_TEXT
-            or any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value)):
-        raise UserError(f"{at}.{key} is {shown(value)}, expected {expected}")
-    return value
-
-
-def _contrasts(path: Path, value, defined: dict[str, Condition], builtin: bool) -> list[tuple[str, str]]:
-    expected = 'a list of "FIRST vs SECOND" strings, e.g. ["newline vs xml-tags"]'
-    if not isinstance(value, list):
-        raise UserError(f"{path}: contrasts is {shown(value)}, expected {expected}")
-    known = set() if builtin else set(builtin_contrasts())
-    found: list[tuple[str, str]] = []
-    for index, item in enumerate(value):
-        at = f"{path}: contrasts[{index}]"
-        parts = item.split(" vs ") if isinstance(item, str) else []
-        if len(parts) != 2:
-            raise UserError(f"{at} is {shown(item)}, expected {expected}")
-        first, second = (part.strip() for part in parts)
-        for name in (first, second):
-            if name not in defined:
-                raise UserError(f"{at} is {shown(item)}: {name!r} is not defined here or built in")
-            if defined[name].pool == "none":
-                raise UserError(f"{at} is {shown(item)}: {name!r} has no comment, so no labels to contrast "
-                                "(every treatment is already scored against it)")
-        if first == second:
-            raise UserError(f"{at} is {shown(item)}: expected two different conditions")
-        for pair, how in (((first, second), ""), ((second, first), f" as '{second} vs {first}'")):
-            # The reversed pair is the same test of the same pairs (the difference changes sign only): listed
-            # twice, it would be one more row per model in every table, and counted twice by the summaries.
-            if pair in known or pair in found:
-                listed = "built in" if pair in known else "listed" if how else "listed twice"
-                raise UserError(f"{at} is {shown(item)}: that contrast is {listed}{how} already")
-        found.append((first, second))
-    return found
-
-
-def builtin_contrasts() -> tuple[tuple[str, str], ...]:
-    return builtin().contrasts

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from benchmark.conditions import ConditionSet, builtin
 from benchmark.render import cluster_requests
+from benchmark.replies import Replies
 from common.errors import UserError
 from common.jsonl import parse_lines
 from common.records import Cluster, Request, shown
@@ -75,7 +76,8 @@ def checksum(files: list[tuple[Path, bytes]]) -> str:
 
 
 def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=None, cluster_ids=None,
-             limit: int | None = None, defined: ConditionSet | None = None) -> list[Request]:
+             limit: int | None = None, defined: ConditionSet | None = None,
+             replies: Replies | None = None) -> list[Request]:
     """The rendered requests, cluster by cluster, filtered by source, condition and cluster id.
 
     `benchmark` defaults to `load()`, `defined` (the conditions that exist) to the
@@ -104,5 +106,5 @@ def requests(benchmark: Benchmark | None = None, *, sources=None, conditions=Non
     if limit is not None:
         chosen = chosen[:limit]
     return [request for cluster in chosen
-            for request in cluster_requests(cluster, benchmark.sha256, conditions, defined)]
+            for request in cluster_requests(cluster, benchmark.sha256, conditions, defined, replies)]
 

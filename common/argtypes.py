@@ -93,6 +93,20 @@ def condition_file(text: str) -> str:
     raise argparse.ArgumentTypeError(f"no such condition file: {text}")
 
 
+def existing_file(text: str) -> str:
+    """A file that exists (a trace to read replies from): a typo must not pass for an empty trace.
+
+    >>> try:
+    ...     existing_file("no/such.jsonl")
+    ... except argparse.ArgumentTypeError as refused:
+    ...     print(refused)
+    no such file: no/such.jsonl
+    """
+    _check(not Path(text).is_dir(), f"{text} is a directory, expected a file")
+    _check(Path(text).is_file(), f"no such file: {text}")
+    return text
+
+
 class _Renamed(argparse.Action):
     """An option as it was once spelt: refused in one line naming the option to use now, with the value given."""
 

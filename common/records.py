@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from common import jsonl
+from common.conversation import Conversation, Turn, read_conversation
 from common.errors import UserError
 from common.rows import SHA256_HEX as SHA256_HEX  # re-exported: a SHA-256 as the kit writes it
-from common.rows import Record, field, items, one_of, sha256, shown
+from common.rows import Record, field, items, one_of, sha256, shown, text
 
 # The built-in conditions, in the benchmark's order. Their layouts are defined once, in
 # benchmark/conditions.toml (read by benchmark/conditions.py, which refuses a file whose names differ
@@ -214,6 +215,13 @@ class Request(Record):
     witness: str | None
     proposition: str | None
     benchmark_sha256: str
+    # Set only where the condition says so (docs/CONDITIONS.md): a system prompt, and the turns before
+    # `message` (user and assistant alternating, from a user turn). Without either, the paper's request.
+    system: str | None = None
+    earlier: tuple[Turn, ...] | None = None
+    reply_model: str | None = None  # the model whose own reply `earlier` holds (a later turn with reply "model")
+
+    WHEN_SET: ClassVar[frozenset[str]] = frozenset({"system", "earlier", "reply_model"})
 
     @classmethod
     def from_row(cls, row: dict, where: str) -> Request:
@@ -222,10 +230,29 @@ class Request(Record):
         optional = _strings(row, ("comment", "comment_id", "witness", "proposition"), where, optional=True)
         condition = _condition(row, where)
         _check_id(fields["id"], fields["cluster"], condition, where)
-        if condition != "clean" and None in optional.values():
+        if None in optional.values() and (condition in TREATMENTS or optional["comment"] is not None):
             raise UserError(f"{where}: a {condition} request needs its comment, comment_id, witness and "
                             "proposition (strings)")
-        return cls(**fields, **optional, genre=one_of(row, "genre", GENRES, where), condition=condition)
+        if optional["comment"] is None and any(value is not None for value in optional.values()):
+            raise UserError(f"{where}: a request without a comment has comment_id, witness and proposition null")
+        if condition == "clean" and optional["comment"] is not None:
+            raise UserError(f"{where}: a clean request has no comment (comment, comment_id, witness and "
+                            "proposition null)")
+        extra = {}
+        extra = read_conversation(row, where)
+        if "reply_model" in row:
+            extra["reply_model"] = text(row, "reply_model", where)
+        return cls(**fields, **optional, **extra, genre=one_of(row, "genre", GENRES, where), condition=condition)
+
+    @property
+    def conversation(self) -> Conversation:
+        """What this request sends: its message, with its condition's system prompt and earlier turns."""
+        return Conversation(self.message, self.system, self.earlier or ())
+
+    @property
+    def treated(self) -> bool:
+        """Whether a comment trails the message: a treatment (else a control, such as clean)."""
+        return self.comment is not None
 
 
 @dataclass(frozen=True)

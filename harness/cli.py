@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from common.argtypes import condition_file, names, positive_int, selection_spellings
+from common.argtypes import condition_file, existing_file, names, positive_int, selection_spellings
 from harness import TARGETS
 
 EXPORT_EPILOG = """\
@@ -23,9 +23,13 @@ examples:
   # a condition file's conditions (docs/CONDITIONS.md); the import then needs the same --conditions
   python seam.py export --to inspect --out runs/inspect-example --conditions data/conditions/example.toml \\
       --only xml-tags,fenced
+  # later turns that hold a model's own clean replies, read from its trace (the import needs the same --replies)
+  python seam.py export --to inspect --out runs/inspect-turns --conditions data/conditions/turns.toml \\
+      --only later-turn,later-control --replies data/traces/qwen2.5-coder-0.5b.jsonl
 
-Each request is sent as the kit's runner sends it: one user message, no system prompt, temperature 0,
-max_tokens as given, no stop sequences. The README.md written beside the files says how to run them and
+Each request is sent as the kit's runner sends it: its conversation (one user message, or with a condition's
+system prompt and earlier turns before it; lm-eval takes one message only), temperature 0, max_tokens as given,
+no stop sequences. The README.md written beside the files says how to run them and
 import what comes back (seam.py import). docs/HARNESSES.md.
 """
 
@@ -42,12 +46,16 @@ examples:
   # promptfoo's output of the exported config (promptfoo eval ... -o out.json), the model named by its provider
   python seam.py import runs/promptfoo/out.json --out runs/my-model.jsonl
 
-Every prompt is checked against the kit's message for its id; a request found twice (two logs, two
-epochs) is refused unless --epoch N picks one epoch. Rows are the runner's (status ok, unusable or failed
-by its rules), with the harness, its version and its log in request.harness. Nothing is written unless
-every log reads whole. inspect's .eval files are zstd-compressed: Python before 3.14 reads them with the
-optional package zstandard (or convert the log: inspect log convert LOG --to json). docs/HARNESSES.md.
+Every prompt is checked against the kit's request for its id (its whole conversation; --replies TRACE: the
+trace a later turn's model replies were read from); a request found twice (two logs, two epochs) is refused
+unless --epoch N picks one epoch. Rows are the runner's (status ok, unusable or failed by its rules), with the
+harness, its version and its log in request.harness. Nothing is written unless every log reads whole.
+inspect's .eval files are zstd-compressed: Python before 3.14 reads them with the optional package zstandard
+(or convert the log: inspect log convert LOG --to json). docs/HARNESSES.md.
 """
+
+REPLIES_HELP = ("the model's trace file whose outputs a later-turn condition with reply = \"model\" puts back as the "
+                "assistant's turn (docs/CONDITIONS.md, later turns), as seam.py prompts --replies")
 
 
 def add_commands(subparsers) -> None:
@@ -83,6 +91,7 @@ def add_commands(subparsers) -> None:
                         help="only these clusters (ids such as humaneval-007)")
     export.add_argument("--first", metavar="N", type=positive_int,
                         help="only the first N clusters (after the source and cluster filters)")
+    export.add_argument("--replies", metavar="TRACE", type=existing_file, help=REPLIES_HELP)
     selection_spellings(export)
     export.set_defaults(func=run_export)
 
@@ -103,6 +112,8 @@ def add_commands(subparsers) -> None:
                           help="the condition file the requests were exported with (docs/CONDITIONS.md)")
     imported.add_argument("--epoch", metavar="N", type=positive_int,
                           help="import this epoch of a task run with --epochs (SEAM asks each request once)")
+    imported.add_argument("--replies", metavar="TRACE", type=existing_file,
+                          help="the trace the export read a later turn's model replies from (its --replies)")
     imported.set_defaults(func=run_import)
 
 
@@ -110,14 +121,20 @@ def run_export(args) -> int:
     import sys
 
     from benchmark import conditions
+    from benchmark.dataset import requests as rendered
+    from benchmark.replies import Replies
     from harness.export import DEFAULT_MAX_TOKENS, export
-    from runner import selection
 
-    requests = selection.benchmark_requests(conditions=args.only, sources=args.sources, cluster_ids=args.cluster_ids,
-                                            limit=args.first, defined=conditions.load(args.conditions))
+    replies = Replies.read(args.replies) if args.replies else None
+    requests = rendered(conditions=args.only, sources=args.sources, cluster_ids=args.cluster_ids, limit=args.first,
+                        defined=conditions.load(args.conditions), replies=replies)
+    left_out = replies.summary() if replies is not None else None
+    if left_out:  # said before the export, which refuses an empty selection
+        print(f"export: {left_out}", file=sys.stderr)
     max_tokens = args.max_tokens or DEFAULT_MAX_TOKENS
     written = export(args.to, args.out, requests, max_tokens=max_tokens, model=args.model,
-                     field=args.max_tokens_field, conditions=args.conditions, base_url=args.base_url)
+                     field=args.max_tokens_field, conditions=args.conditions, base_url=args.base_url,
+                     replies=args.replies)
     print(f"export: wrote {len(requests):,} requests for {args.to} (max_tokens {max_tokens}): "
           f"{', '.join(map(str, written))}", file=sys.stderr)
     return 0
@@ -126,5 +143,6 @@ def run_export(args) -> int:
 def run_import(args) -> int:
     from harness.importer import import_logs
 
-    import_logs(args.logs, args.out, model=args.model, conditions=args.conditions, epoch=args.epoch)
+    import_logs(args.logs, args.out, model=args.model, conditions=args.conditions, epoch=args.epoch,
+                replies=args.replies)
     return 0  # failed requests are counted in the summary line: the import itself went through

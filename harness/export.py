@@ -1,13 +1,15 @@
 """`seam.py export`: the selected requests in a harness's own input format, sent as the kit's runner sends them.
 
-inspect_ai: `seam.jsonl` (one sample per request: `input` the exact message, `id` the kit's id, `metadata`),
-`seam_task.py` (the task, written as text) and a README; the OpenAI Batch API: `batch_input.jsonl`, one line per
-request whose body is built by the runner's own OpenAI provider (`runner.providers.build`), so it is byte for
-byte the body `seam.py run --dry-run` prints for a config of that model, temperature 0 and that limit; promptfoo:
-its config, a tests file, a prompt function and a README (`harness.promptfoo_task`, which says how the message
-gets past promptfoo's templating unchanged); lm-evaluation-harness: a dataset, a task YAML and a README
-(`harness.lmeval_task`, which says which of lm-eval's defaults it overrides). The files are written all or none
-(`common.files.write_files`). What a target would not use is refused rather than ignored (`--base-url` for a
+inspect_ai: `seam.jsonl` (one sample per request: `input` the exact message, or where the request's condition
+gives a system prompt or earlier turns the whole conversation as inspect's chat messages, `harness.conversation.chat`;
+`id` the kit's id, `metadata`), `seam_task.py` (the task, written as text) and a README; the OpenAI Batch API:
+`batch_input.jsonl`, one line per request whose body is built by the runner's own OpenAI provider from the
+request's conversation (`runner.providers.build`), so it is byte for byte the body `seam.py run --dry-run` prints
+for a config of that model, temperature 0 and that limit; promptfoo: its config, a tests file, a prompt function
+and a README (`harness.promptfoo_task`, which says how the message gets past promptfoo's templating unchanged);
+lm-evaluation-harness: a dataset, a task YAML and a README (`harness.lmeval_task`, which says which of lm-eval's
+defaults it overrides, and refuses a conversation, which its task cannot send). The files are written all or
+none (`common.files.write_files`). What a target would not use is refused rather than ignored (`--base-url` for a
 batch, whose server is OpenAI's; `--max-tokens-field` but for a batch), and so is a model name a target's files
 cannot carry as it is (`check_model`): a line break for every target (each README's commands would break), and
 what promptfoo's provider id or lm-eval's `--model_args` would change.
@@ -19,9 +21,10 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.files import sha256_text, write_files
+from common.files import write_files
 from common.records import Request, shown
 from harness import BATCH_INPUT, DATASET, TARGETS, TASK_FILE, lmeval_task, promptfoo_task, templates
+from harness.conversation import chat
 from runner import providers
 from runner.config import ModelConfig, url_problem
 
@@ -31,11 +34,13 @@ PLACEHOLDER_MODEL = "MODEL"  # in the inspect README's commands when no --model 
 
 
 def dataset_row(request: Request) -> dict:
-    """One inspect sample: the exact message as `input`, the kit's id, and what the import checks it by."""
-    return {"id": request.id, "input": request.message,
+    """One inspect sample: the exact message as `input` (for a request with a system prompt or earlier turns, the
+    chat messages of its whole conversation, inspect's dataset format for a chat input), the kit's id, and what the
+    import checks it by (`message_sha256`: the conversation's, as its trace row's)."""
+    conversation = request.conversation
+    return {"id": request.id, "input": request.message if conversation.bare else chat(conversation),
             "metadata": {"cluster": request.cluster, "condition": request.condition, "source": request.source,
-                         "benchmark_sha256": request.benchmark_sha256,
-                         "message_sha256": sha256_text(request.message)}}
+                         "benchmark_sha256": request.benchmark_sha256, "message_sha256": conversation.sha256}}
 
 
 def batch_config(model: str, max_tokens: int, field: str = "max_tokens") -> ModelConfig:
@@ -46,10 +51,11 @@ def batch_config(model: str, max_tokens: int, field: str = "max_tokens") -> Mode
 
 
 def batch_line(config: ModelConfig, request: Request) -> dict:
-    """One line of a Batch API input file: the kit's id as `custom_id`, the runner's body for the message."""
+    """One line of a Batch API input file: the kit's id as `custom_id`, the runner's body for the request's whole
+    conversation (its system prompt and earlier turns, where it has them, before the message)."""
     from runner.batch import openai as batch_openai
 
-    _, _, body = providers.build(providers.get("openai"), config, request.message)
+    _, _, body = providers.build(providers.get("openai"), config, request.conversation)
     return batch_openai.envelope(request.id, body)
 
 
@@ -81,8 +87,10 @@ def check_model(target: str, model: str) -> None:
 
 
 def files(target: str, out: Path, requests: list[Request], *, max_tokens: int, model: str | None,
-          field: str | None = None, conditions: str | None = None, base_url: str | None = None) -> dict[Path, bytes]:
-    """Every file of one export, by path."""
+          field: str | None = None, conditions: str | None = None, base_url: str | None = None,
+          replies: str | None = None) -> dict[Path, bytes]:
+    """Every file of one export, by path (`conditions` and `replies`: the files the requests were rendered with,
+    which the READMEs' import commands name again)."""
     if target not in TARGETS:
         raise UserError(f"--to {target}: expected one of {', '.join(TARGETS)}")
     check_options(target, model=model, field=field, base_url=base_url)
@@ -91,7 +99,7 @@ def files(target: str, out: Path, requests: list[Request], *, max_tokens: int, m
     count, shown_out = len(requests), str(out)
     if target == "inspect":
         readme = templates.inspect_readme(count=count, max_tokens=max_tokens, out=shown_out,
-                                          model=model or PLACEHOLDER_MODEL, conditions=conditions,
+                                          model=model or PLACEHOLDER_MODEL, conditions=conditions, replies=replies,
                                           server=(base_url or templates.SERVER).rstrip("/"))
         return {out / DATASET: jsonl.lines_bytes(dataset_row(r) for r in requests),
                 out / TASK_FILE: templates.task_file(count=count, max_tokens=max_tokens).encode("utf-8"),
@@ -101,26 +109,26 @@ def files(target: str, out: Path, requests: list[Request], *, max_tokens: int, m
                                  conditions=conditions, base_url=base_url)
     if target == "promptfoo":
         return _promptfoo(out, requests, max_tokens=max_tokens, model=model, conditions=conditions,
-                          base_url=base_url)
+                          base_url=base_url, replies=replies)
     if not model:
         raise UserError("--to openai-batch needs --model NAME: the model every request's body names")
     field = field or "max_tokens"
     config = batch_config(model, max_tokens, field)
     readme = templates.batch_readme(count=count, max_tokens=max_tokens, field=field, out=shown_out, model=model,
-                                    conditions=conditions)
+                                    conditions=conditions, replies=replies)
     return {out / BATCH_INPUT: jsonl.lines_bytes(batch_line(config, r) for r in requests),
             out / "README.md": readme.encode("utf-8")}
 
 
 def _promptfoo(out: Path, requests: list[Request], *, max_tokens: int, model: str | None, conditions: str | None,
-               base_url: str | None) -> dict[Path, bytes]:
+               base_url: str | None, replies: str | None = None) -> dict[Path, bytes]:
     """promptfoo's config, tests, prompt function and README (`harness.promptfoo_task`)."""
     if not model:
         raise UserError("--to promptfoo needs --model NAME: the model promptfoo's openai:chat provider names in "
                         "every body")
     base_url = base_url or promptfoo_task.DEFAULT_BASE_URL
     written = promptfoo_task.files(requests, model=model, base_url=base_url.rstrip("/"), max_tokens=max_tokens,
-                                   out=str(out), conditions=conditions)
+                                   out=str(out), conditions=conditions, replies=replies)
     return {out / name: data for name, data in written.items()}
 
 

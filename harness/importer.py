@@ -4,10 +4,12 @@ The logs are inspect_ai logs (`.eval`, `.json`) or OpenAI Batch files (`.jsonl`:
 the prompts, and the output and error files), or lm-eval's `samples_seam_<date>.jsonl`, each read with the
 `results_<date>.json` of its run (`harness.lmeval_log`), or promptfoo's output (`-o out.json`, told from an
 inspect `.json` log by its content: `harness.jsonlog`); one harness per import. Each request's prompt is checked
-against the kit's message for its id (the built-in conditions and those of `--conditions FILE`, rendered from
-the committed benchmark); a request that appears twice (in two logs, or in two epochs of one) is refused,
-unless `--epoch N` picks one epoch. The rows go to a temporary file beside `--out` as they are read (memory
-stays bounded: one sample at a time) and replace nothing: `--out` must not exist, and is written only when
+against the kit's request for its id, the whole conversation (system prompt, earlier turns, message:
+`harness.conversation.check_prompt`), the request rendered from the committed benchmark under the built-in
+conditions and those of `--conditions FILE` (`Kit`: a later turn that holds the model's own reply reads it from
+`--replies TRACE`, as `seam.py prompts` does); a request that appears twice (in two logs, or in two epochs of
+one) is refused, unless `--epoch N` picks one epoch. The rows go to a temporary file beside `--out` as they are
+read (memory stays bounded: one sample at a time) and replace nothing: `--out` must not exist, and is written only when
 every log was read without a refusal (`common.files.Spool`). Rows are written as the runner writes them, with
 what a log may hold of a credential redacted (`harness.rows.trace_line`).
 """
@@ -16,15 +18,20 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from common.errors import UserError
 from common.files import Spool
 from common.records import Request, shown
 from harness import batch_log, inspect_log, jsonlog, lmeval_log, promptfoo_log
-from harness.rows import Collected, check_prompt, public_url, trace_line, trace_row
+from harness.conversation import check_prompt
+from harness.rows import Collected, public_url, trace_line, trace_row
 from runner.config import NAME_PATTERN
+
+if TYPE_CHECKING:
+    from benchmark.replies import Replies
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LIMIT_REASON = "stopped by the output limit"
@@ -78,16 +85,50 @@ def model_name(given: str | None, found: str | None, where: str) -> str:
     return name
 
 
-def kit_requests(conditions: str | None) -> dict[str, Request]:
-    """Every request of the kit by id: the committed benchmark under the built-in conditions and the file's."""
+@dataclass
+class Kit:
+    """The kit's requests a log is checked against, by id, and why an id that is not among them is missing."""
+
+    requests: dict[str, Request]
+    replies: Replies | None = None
+    unrendered: frozenset[str] = field(default_factory=frozenset)  # conditions left out: they need --replies
+
+    def request(self, collected: Collected) -> Request:
+        """The kit's request for a collected id; a one-line refusal saying why there is none."""
+        request = self.requests.get(collected.id)
+        if request is not None:
+            return request
+        condition = collected.id.rpartition("/")[2]
+        said = f"{collected.where}: {shown(collected.id)}"
+        if condition in self.unrendered:
+            raise UserError(f"{said} holds the model's own reply to its opening request (condition {condition!r}): "
+                            "give --replies TRACE, the trace the export read it from")
+        if self.replies is not None and collected.id in self.replies.missed:
+            raise UserError(f"{said} holds the model's own reply to its opening request, which is "
+                            f"{self.replies.missed[collected.id]} in {self.replies.source}: give --replies the trace "
+                            "the export read it from")
+        raise UserError(f"{said} is not a request of the kit (a log of another task, or of a condition file's "
+                        "conditions: give its --conditions FILE)")
+
+
+def kit_requests(conditions: str | None, replies: str | None = None) -> Kit:
+    """Every request of the kit by id: the committed benchmark under the built-in conditions and the file's, a
+    later turn holding the model's own reply read from the `replies` trace (without one, such conditions are left
+    out, and an id of theirs refused saying so)."""
     from benchmark import conditions as condition_sets
     from benchmark import dataset
+    from benchmark.replies import Replies
 
-    return {request.id: request for request in dataset.requests(defined=condition_sets.load(conditions))}
+    defined = condition_sets.load(conditions)
+    read = Replies.read(replies) if replies else None
+    unrendered = frozenset() if read else frozenset(c.name for c in defined.conditions if c.needs_replies)
+    names = [name for name in defined.names if name not in unrendered]
+    rendered = dataset.requests(conditions=names, defined=defined, replies=read)
+    return Kit({request.id: request for request in rendered}, read, unrendered)
 
 
 def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, conditions: str | None = None,
-                epoch: int | None = None, log=None) -> Summary:
+                epoch: int | None = None, replies: str | None = None, log=None) -> Summary:
     log = sys.stderr if log is None else log
     out, paths = Path(out), [Path(path) for path in logs]
     check_out(out, paths)
@@ -101,17 +142,17 @@ def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, c
     if len(kinds) > 1:
         raise UserError(f"the logs given are of two harnesses or more ({', '.join(sorted(kinds))}); import one "
                         "model's logs of one harness at a time")
-    requests = kit_requests(conditions)
+    kit = kit_requests(conditions, replies)
     spool = Spool(out, "trace")
     try:
         if kinds == {"inspect"}:
-            summary = _inspect(paths, requests, spool, model, epoch)
+            summary = _inspect(paths, kit, spool, model, epoch)
         elif kinds == {"promptfoo"}:
-            summary = _promptfoo(paths, requests, spool, model, epoch)
+            summary = _promptfoo(paths, kit, spool, model, epoch)
         elif kinds == {"lm-eval"}:
-            summary = _lmeval(paths, requests, spool, model, epoch)
+            summary = _lmeval(paths, kit, spool, model, epoch)
         else:
-            summary = _batch(paths, requests, spool, model)
+            summary = _batch(paths, kit, spool, model)
         if not spool.lines:
             raise UserError(f"no samples in {', '.join(map(str, paths))}; nothing to import")
         summary.out = out
@@ -132,12 +173,9 @@ def _kind(path: Path) -> str:
     return {".eval": "inspect", ".jsonl": "batch"}.get(path.suffix, path.suffix)
 
 
-def _write(spool: Spool, collected: Collected, requests: dict[str, Request], seen: dict[str, str], model: str,
-           summary: Summary, url: str | None) -> None:
-    request = requests.get(collected.id)
-    if request is None:
-        raise UserError(f"{collected.where}: {shown(collected.id)} is not a request of the kit (a log of another "
-                        "task, or of a condition file's conditions: give its --conditions FILE)")
+def _write(spool: Spool, collected: Collected, kit: Kit, seen: dict[str, str], model: str, summary: Summary,
+           url: str | None) -> None:
+    request = kit.request(collected)
     if collected.id in seen:
         raise UserError(f"{collected.where}: {collected.id} again (first in {seen[collected.id]}); each request is "
                         "imported once: give each log once (several epochs: --epoch N)")
@@ -149,7 +187,7 @@ def _write(spool: Spool, collected: Collected, requests: dict[str, Request], see
     summary.truncated += bool(row.reason and row.reason.startswith(LIMIT_REASON))
 
 
-def _inspect(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+def _inspect(paths: list[Path], kit: Kit, spool: Spool, model: str | None, epoch: int | None) -> Summary:
     seen: dict[str, str] = {}
     summary = Summary(Path(), "", "inspect_ai", len(paths), Counter())
     first = None
@@ -172,14 +210,14 @@ def _inspect(paths: list[Path], requests, spool: Spool, model: str | None, epoch
             if epoch is None and collected.epoch != 1:
                 raise UserError(f"{where}: a sample of epoch {collected.epoch}: the task ran several epochs, and "
                                 "SEAM asks each request once; pass --epoch N to import one of them")
-            _write(spool, collected, requests, seen, summary.model, summary, url)
+            _write(spool, collected, kit, seen, summary.model, summary, url)
     if epoch is not None and not seen:
         raise UserError(f"no sample of epoch {epoch} in {', '.join(map(str, paths))}")
     summary.harness = named_with_version("inspect_ai", [first.version] if first else [])
     return summary
 
 
-def _promptfoo(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+def _promptfoo(paths: list[Path], kit: Kit, spool: Spool, model: str | None, epoch: int | None) -> Summary:
     if epoch is not None:
         raise UserError(f"--epoch {epoch}: promptfoo's outputs have no epochs (SEAM asks each request once; an "
                         "eval run with --repeat is refused)")
@@ -204,12 +242,12 @@ def _promptfoo(paths: list[Path], requests, spool: Spool, model: str | None, epo
                 raise UserError(f"{where}: {collected.id} again (first at {repeated[collected.id]}): the eval asked "
                                 "it more than once (promptfoo eval --repeat N); SEAM asks each request once")
             repeated[collected.id] = where.rsplit(": ", 1)[-1]
-            _write(spool, collected, requests, seen, summary.model, summary, None)
+            _write(spool, collected, kit, seen, summary.model, summary, None)
     summary.harness = named_with_version("promptfoo", versions)
     return summary
 
 
-def _batch(paths: list[Path], requests, spool: Spool, model: str | None) -> Summary:
+def _batch(paths: list[Path], kit: Kit, spool: Spool, model: str | None) -> Summary:
     kinds = {path: batch_log.kind_of(path) for path in paths}
     inputs = [path for path, kind in kinds.items() if kind == "input"]
     if not inputs:
@@ -226,7 +264,7 @@ def _batch(paths: list[Path], requests, spool: Spool, model: str | None) -> Summ
     seen: dict[str, str] = {}
     for path in (path for path, kind in kinds.items() if kind == "results"):
         for collected in batch_log.results(path, asked, summary.model):
-            _write(spool, collected, requests, seen, summary.model, summary, batch_log.ENDPOINT)
+            _write(spool, collected, kit, seen, summary.model, summary, batch_log.ENDPOINT)
     summary.unanswered = len(set(asked) - set(seen))
     return summary
 
@@ -236,7 +274,7 @@ def _one(values: set) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _lmeval(paths: list[Path], requests, spool: Spool, model: str | None, epoch: int | None) -> Summary:
+def _lmeval(paths: list[Path], kit: Kit, spool: Spool, model: str | None, epoch: int | None) -> Summary:
     """lm-eval's samples files, each read with its run's results file (`harness.lmeval_log`)."""
     if epoch is not None:
         raise UserError(f"--epoch {epoch}: lm-eval's samples have no epochs (the exported task asks each request once)")
@@ -254,7 +292,7 @@ def _lmeval(paths: list[Path], requests, spool: Spool, model: str | None, epoch:
     seen: dict[str, str] = {}
     for path, run in found:
         for collected in lmeval_log.samples(path, run):
-            _write(spool, collected, requests, seen, summary.model, summary, None)
+            _write(spool, collected, kit, seen, summary.model, summary, None)
     summary.harness = named_with_version("lm-eval", [run.version for _, run in found])
     return summary
 

@@ -15,7 +15,9 @@ path a YAML double-quoted string with its glob characters escaped (lm-eval's `da
 glob pattern, so a folder named `lm[1]` would name `lm1`), the model in `--model_args` a double-quoted value
 (lm-eval would read `1.5`, `true`, `None` or `[x]` as a number, a boolean, nothing or a list), the whole
 command shell-quoted. A model name that `--model_args` cannot carry at all (a comma or `=`, where lm-eval splits
-it; a quote or backslash) is refused (`model_problem`).
+it; a quote or backslash) is refused (`model_problem`), and so is a request whose condition gives a system prompt
+or earlier turns (`check_bare`): the task sends each document as one templated user message, and lm-eval's own
+`--system_instruction` would put one system prompt before every request, where a condition gives some requests one.
 """
 
 from __future__ import annotations
@@ -106,6 +108,19 @@ def dataset_row(request: Request) -> dict:
             "message_sha256": sha256_text(request.message)}
 
 
+def check_bare(requests: list[Request]) -> None:
+    """Refuse, in one line naming the first, a request that is more than one user message: lm-eval's task cannot
+    send its conversation, and a request sent without its system prompt or earlier turns is another question."""
+    for request in requests:
+        conversation = request.conversation
+        if not conversation.bare:
+            holds = " and ".join((["a system prompt"] if conversation.system is not None else [])
+                                 + (["earlier turns"] if conversation.earlier else []))
+            raise UserError(f"--to lm-eval: {request.id} (condition {request.condition}) has {holds}, which lm-eval's "
+                            "task cannot send (its YAML sends each request as one templated user message); leave "
+                            "that condition out (--only), or export it --to inspect, promptfoo or openai-batch")
+
+
 def task_file(*, count: int, max_tokens: int, dataset: Path) -> str:
     where = str(dataset)
     if not where.isprintable():
@@ -142,6 +157,7 @@ def files(out: Path, requests: list[Request], *, max_tokens: int, model: str, co
         raise UserError(f"--base-url {server}: holds a comma, which lm-eval's --model_args cannot carry")
     if problem := model_problem(model):
         raise UserError(f"--model {model}: {problem}; give the model's name without them")
+    check_bare(requests)
     return {out / DATASET: jsonl.lines_bytes(dataset_row(r) for r in requests),
             out / TASK_FILE: task_file(count=len(requests), max_tokens=max_tokens, dataset=dataset).encode("utf-8"),
             out / "README.md": readme(count=len(requests), max_tokens=max_tokens, out=str(out), model=model,

@@ -33,7 +33,7 @@ from common import jsonl
 from common.errors import UserError
 from common.records import Attempt, shown
 from harness import jsonlog
-from harness.promptfoo_task import TEMPLATE
+from harness.promptfoo_task import PRECEDING, TEMPLATE
 from harness.rows import Collected, Reading, cut, failed, read_reply, seconds, utc
 from runner.ask import Outcome
 
@@ -136,8 +136,10 @@ def collected(result: dict, where: str, header: Header) -> Collected:
         "output" in response or "finishReason" in response or "tokenUsage" in response)
     if reply or (isinstance(raw, str) and raw):
         messages = _messages(raw, where)
-    else:  # it failed before promptfoo rendered a prompt: what the test asked
-        messages = [{"role": "user", "content": variables.get("message")}]
+    else:  # it failed before promptfoo rendered a prompt: what the test asked (the prompt function's messages)
+        preceding = variables.get(PRECEDING)
+        messages = [*(preceding if isinstance(preceding, list) else []),
+                    {"role": "user", "content": variables.get("message")}]
     latency = seconds(result.get("latencyMs"), per=1000)
     if reply:
         outcome = _judged(response, Attempt(started_at=header.started, latency_s=latency, http_status=200,

@@ -8,11 +8,12 @@ text, a lone surrogate: unusable, exactly as a run decides); where a harness kee
 the differences between harnesses (where the text and the stop reason sit, what a stop reason is called) given
 as arguments; a request the harness failed is `failed` with the harness's reason. `trace_row` then makes the row
 with `runner.rows.trace_row` (so `message_sha256`, `benchmark_sha256` and every other field are the runner's) and
-records in `request` what was asked and, under `harness`, which harness, its version and its log;
+records in `request` what was asked (with the system prompt sent, where the condition has one, as the runner
+records it) and, under `harness`, which harness, its version and its log;
 `trace_line` writes it as the runner does, with the credentials a log may hold redacted. Every route records a
 duration through `seconds` and a server through `public_url`, so that no row holds what a trace reader refuses
-or what must not be shared. `check_prompt` refuses a prompt that is not the kit's message for its id, naming
-the first character that differs.
+or what must not be shared. The prompt a `Collected` holds is checked against the kit's request by
+`harness.conversation.check_prompt`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from runner.providers import Reply, ResponseShapeError, classify
 from runner.providers import openai as openai_rules
 from runner.rows import trace_line as runner_trace_line
 from runner.rows import trace_row as runner_trace_row
+from runner.rows import with_system
 from runner.transport import Exchange
 
 MESSAGE_KEYS = ("model", "messages")  # body keys recorded elsewhere than `parameters`, as the runner's
@@ -123,45 +125,6 @@ def public_url(url) -> str | None:
         return None
     host = f"[{host}]" if ":" in host else host
     return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
-
-
-def text_of(content, where: str) -> str:
-    """A chat message's text: a string, or its text parts joined (as the runner joins a reply's)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
-        if all(part.get("type") == "text" and isinstance(part.get("text"), str) for part in content):
-            return "".join(part["text"] for part in content)
-    raise UserError(f"{where}: a message whose content is {shown(content)}, expected text (the exported task "
-                    "sends the kit's message as text)")
-
-
-def first_difference(sent: str, kit: str) -> int:
-    """The index of the first character where two texts differ (the shorter's length when one extends the other).
-
-    >>> first_difference("abc", "abd"), first_difference("ab", "abc")
-    (2, 2)
-    """
-    for index, (a, b) in enumerate(zip(sent, kit, strict=False)):
-        if a != b:
-            return index
-    return min(len(sent), len(kit))
-
-
-def check_prompt(collected: Collected, request: Request) -> None:
-    """Refuse, in one line, a log whose prompt for an id is not exactly the kit's: a single user message, with no
-    system prompt, whose text is the kit's message for that id."""
-    where, rid = collected.where, collected.id
-    roles = [message.get("role") if isinstance(message, dict) else None for message in collected.messages]
-    if roles != ["user"]:
-        raise UserError(f"{where}: {rid} was sent as {len(roles)} message(s) with roles {', '.join(map(str, roles))}"
-                        ", expected the kit's one user message and no system prompt (seam.py export's task adds none)")
-    sent = text_of(collected.messages[0].get("content"), where)
-    if sent != request.message:
-        at = first_difference(sent, request.message)
-        raise UserError(f"{where}: the prompt of {rid} is not the kit's message for it: they differ at character "
-                        f"{at + 1:,} ({shown(sent[at:at + 12])} in the log, {shown(request.message[at:at + 12])} in "
-                        "the kit's); export again with seam.py export (and the --conditions file it used)")
 
 
 def judged(body: dict, status: int, started_at: str, latency_s: float | None, config: ModelConfig) -> Outcome:
@@ -263,7 +226,8 @@ def config_for(model_name: str, body: dict, where: str) -> ModelConfig:
 
 
 def trace_row(collected: Collected, request: Request, model_name: str, *, url: str | None) -> TraceRow:
-    """The runner's trace row for one collected request; `request.harness` names the harness and its log."""
+    """The runner's trace row for one collected request (its `message_sha256` the conversation's, as a run's);
+    `request.harness` names the harness and its log, `request.system` the system prompt sent, if any."""
     outcome, body = collected.outcome, collected.outcome.body
     config = config_for(model_name, body, collected.where)
     row = runner_trace_row(config, request, replace(outcome, url=url or "", body=body), (), collected.started_at,
@@ -277,7 +241,7 @@ def trace_row(collected: Collected, request: Request, model_name: str, *, url: s
               "harness": {**collected.harness, "importer": IMPORTER_VERSION}}
     if collected.batch:
         record["batch"] = True
-    return replace(row, request=record)
+    return replace(row, request=with_system(record, request))  # the system prompt last, as the runner's rows
 
 
 def env_secrets() -> Secrets:

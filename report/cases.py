@@ -1,4 +1,4 @@
-"""Gather every treatment case the page shows: the message, the matched clean output, the verdict.
+"""Gather every treatment case the page shows: the message, its control's output, the verdict.
 
 One `Case` per label row. The page gets them as a `Document` (`payload`): a
 small index read at load and a line of details per case read when it is shown,
@@ -10,6 +10,10 @@ built-ins and those of the condition file given (`--conditions FILE`); a
 model's labels and traces may come in several files (a condition file's kept
 apart from the built-in ones: docs/CONDITIONS.md), each id once. An output
 longer than the kit reads is kept and shown cut (`SHOWN_OF_LONG`).
+A case is shown with the output it was scored against: its control's, clean's
+for every built-in treatment, a condition file's own control for a later turn
+(`Condition.control`); a later turn holding the model's own reply is shown with
+that reply too, the assistant's turn of its conversation (report/setups.py).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from common.errors import UserError
 from common.records import MAX_OUTPUT_CHARS, Cluster, Label, TraceRow, read, request_id, shown
 from common.traces import model_of, read_final
 from report.segments import Piece, extraction_cuts, message_pieces, output_pieces
+from report.setups import setups
 
 VERDICTS = ("absorbed", "not absorbed", "excluded")
 # An output longer than the kit reads (common.records.MAX_OUTPUT_CHARS: the runner cuts a reply to that length, so
@@ -46,16 +51,20 @@ def omitted_note(length: int) -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """One treatment row: its label, its treatment trace row and the matched clean one."""
+    """One treatment row: its label, its treatment trace row and its control's (clean's, for a built-in)."""
 
     label: Label
     treatment: TraceRow
-    clean: TraceRow | None
+    control: TraceRow | None  # the row it was scored against, of its condition's control
     condition: Condition  # the label's condition, as defined
-    # The length of the treatment (clean) output when it is longer than MAX_OUTPUT_CHARS: the row's `output` then
-    # holds its first SHOWN_OF_LONG characters only (`bounded`). None for every other output.
+    # The length of the treatment (control, reply) output when it is longer than MAX_OUTPUT_CHARS: the row's
+    # `output` then holds its first SHOWN_OF_LONG characters only (`bounded`). None for every other output.
     treatment_chars: int | None = None
-    clean_chars: int | None = None
+    control_chars: int | None = None
+    # A later turn holding the model's own reply (`Condition.needs_replies`): the model's row of the opening
+    # condition, whose output is the conversation's assistant turn. None for every other case.
+    reply: TraceRow | None = None
+    reply_chars: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -65,8 +74,8 @@ class Case:
 
     @property
     def stopped_by_limit(self) -> bool:
-        """The treatment reply, or the clean one it is compared with, was cut off by the output limit."""
-        return "length" in (self.treatment.finish_reason, self.clean.finish_reason if self.clean else None)
+        """The treatment reply, or the control's it is compared with, was cut off by the output limit."""
+        return "length" in (self.treatment.finish_reason, self.control.finish_reason if self.control else None)
 
     def unmarked_cuts(self) -> list[str]:
         """The extraction's cuts that the output's pieces cannot mark (see `extraction_cuts`): shown as text."""
@@ -154,14 +163,19 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
                                 f"{seen[(model, label.id)]})")
             seen[(model, label.id)] = where
             condition = conditions.get(label.condition, where)
+            if condition.control is None:
+                raise UserError(f"{where}: a label of condition {shown(label.condition)}, a control (no remark): a "
+                                "control's outputs are what treatments are scored against, never labelled")
             if label.cluster not in order:
                 raise UserError(f"{where}: cluster {shown(label.cluster)} is not in the benchmark")
             treatment = trace.final.get(label.id)
             if treatment is None:
                 raise UserError(f"{where}: no trace row {shown(label.id)} in {', '.join(map(str, trace.paths))}")
-            clean_id = request_id(label.cluster, "clean")
-            cases.append(Case(label, treatment, trace.final.get(clean_id), condition,
-                              trace.lengths.get(label.id), trace.lengths.get(clean_id)))
+            control_id = request_id(label.cluster, condition.control)
+            reply_id = request_id(label.cluster, condition.opening) if condition.needs_replies else None
+            cases.append(Case(label, treatment, trace.final.get(control_id), condition, trace.lengths.get(label.id),
+                              trace.lengths.get(control_id), trace.final.get(reply_id) if reply_id else None,
+                              trace.lengths.get(reply_id) if reply_id else None))
     if not found:
         raise UserError("no label rows in the label files given")
     loaded = []
@@ -200,9 +214,12 @@ class Document:
     artifact and its message under every condition), "cases" and, on a page of `seam.py compare`,
     "origins". A case is a row [model index, cluster, condition, source, verdict, tier, clean line]:
     enough to filter, count and list it. `details` (the #seam-outputs block, one JSON text a line):
-    line i is case i's output pieces and label fields; "clean line" is the line of that model's clean
-    output of the cluster (a JSON string; null when it has none), each stored once. A 20-model page
-    holds about 40 MB of outputs: the browser parses the index and the few lines it shows, not all.
+    line i is case i's output pieces and label fields; "clean line" is the line of that model's output
+    of the cluster under the case's control, clean for every built-in treatment (a JSON string; null
+    when it has none), each stored once. With conditions that send more than one message or have
+    another control (report/setups.py), the index has "setups" and a later turn's details "reply",
+    the line of the model's own reply its conversation holds. A 20-model page holds about 40 MB of
+    outputs: the browser parses the index and the few lines it shows, not all.
     """
 
     index: dict
@@ -223,30 +240,36 @@ def payload(models: tuple[ModelCases, ...], benchmark: Benchmark,
     ordered = sorted(((order[case.label.cluster], rank[case.label.condition], index, case)
                       for index, mc in enumerate(models) for case in mc.cases), key=lambda item: item[:3])
     rows, details = [], []
-    clean_lines: dict[tuple[int, str], int] = {}
-    cleans: list[str] = []
+    lines: dict[tuple[int, str, str], int] = {}  # (model index, cluster, condition) -> its output's line
+    outputs: list[str] = []  # the controls' outputs (and replies), each once, after the cases' lines
+
+    def line_of(index: int, cluster: str, condition: str, row: TraceRow | None, chars: int | None) -> int | None:
+        if row is None or row.output is None:
+            return lines.get((index, cluster, condition))
+        if (index, cluster, condition) not in lines:
+            lines[(index, cluster, condition)] = len(ordered) + len(outputs)
+            outputs.append(row.output + omitted_note(chars) if chars is not None else row.output)
+        return lines[(index, cluster, condition)]
+
     for _, _, index, case in ordered:
         label = case.label
-        clean = case.clean.output if case.clean is not None else None
-        if clean is not None and case.clean_chars is not None:
-            clean += omitted_note(case.clean_chars)
-        if clean is not None and (index, label.cluster) not in clean_lines:
-            clean_lines[(index, label.cluster)] = len(cleans)
-            cleans.append(clean)
-        at = clean_lines.get((index, label.cluster))
         rows.append([index, label.cluster, label.condition, label.source, case.verdict, label.tier or "none",
-                     None if at is None else len(ordered) + at])
+                     line_of(index, label.cluster, case.condition.control, case.control, case.control_chars)])
         entry = {
             "extraction": label.extraction, "reason": label.reason, "evidence": label.evidence,
             "commentary": label.cut_commentary, "finish": case.treatment.finish_reason, "output": case.pieces(),
-            "clean_finish": case.clean.finish_reason if case.clean else None,
+            "clean_finish": case.control.finish_reason if case.control else None,  # the control's, clean's or not
         }
         if unmarked := case.unmarked_cuts():  # rare: only then, to keep the page small
             entry["cuts_unmarked"] = unmarked
+        if case.condition.needs_replies:  # the assistant's turn of its conversation: the model's own reply
+            entry["reply"] = line_of(index, label.cluster, case.condition.opening, case.reply, case.reply_chars)
         details.append(entry)
     index = {"models": [m.model for m in models], "conditions": list(conditions.names), "clusters": clusters,
              "cases": rows}
-    return Document(index, (*details, *cleans))
+    if described := setups(conditions):  # only where a condition sends more than a message: other pages unchanged
+        index["setups"] = described
+    return Document(index, (*details, *outputs))
 
 
 def script_json(document: object) -> str:

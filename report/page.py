@@ -24,6 +24,7 @@ from common.reading import SMALL_FILE_BYTES, read_bytes
 from report.cases import VERDICTS, ModelCases, payload, script_json, script_lines
 from report.figures import MARKS, compare_figures
 from report.gallery import KINDS, members
+from report.setups import conditions_list, with_script
 from report.tables import Folder, read_occurrence, read_reviews
 from scorer.tiers import MODEL_TIER, TIERS
 from stats.render import Table, csv_cell
@@ -60,6 +61,9 @@ def page(inputs: Inputs) -> str:
     document = payload(inputs.models, inputs.benchmark, inputs.conditions)
     if origins := origins_of(inputs.tables):  # a compare folder's: each model released or yours
         document.index["origins"] = origins
+    script = (HERE / "page.js").read_text(encoding="utf-8")
+    if "setups" in document.index:  # a condition sends more than a message (report/setups.py); else as ever
+        script = with_script(script)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -80,7 +84,7 @@ def page(inputs: Inputs) -> str:
         "</main>",
         f'<script id="seam-data" type="application/json">{script_json(document.index)}</script>',
         f'<script id="seam-outputs" type="application/x-ndjson">{script_lines(document.details)}</script>',
-        f"<script>\n{(HERE / 'page.js').read_text(encoding='utf-8')}</script>",
+        f"<script>\n{script}</script>",
         "</body>",
         "</html>",
     ]
@@ -145,6 +149,9 @@ def _headline(inputs: Inputs) -> str:
         out.append(_missing(f"{RATES.name}.csv"))
     else:
         out.append(_rates_table(records(rates), inputs.conditions))
+    shown = {case.label.condition for model in inputs.models for case in model.cases}
+    if listed := conditions_list(inputs.conditions, shown):  # system prompts, later turns, other controls
+        out.append(listed)
     if inputs.tables.notes is not None:
         out.append('<ul class="notes">' + "".join(f"<li>{e(item)}</li>" for item in inputs.tables.notes) + "</ul>")
     out.append("</section>")
@@ -163,9 +170,12 @@ def _rates_table(rows, defined: ConditionSet) -> str:
     conditions = defined.order({r.condition for r in rows})
     models = sorted({r.model for r in rows})
     cells = {(r.model, r.condition): r for r in rows}
+    baseline = ("clean is the baseline each treatment is compared with" if all(
+        defined.control_of(c) in (None, "clean") for c in conditions) else
+        "each treatment is compared with its control: clean, or the one the list below names")
     out = ['<table id="rates-table" class="rates">',
            "<caption>Absorption rate per model and condition: the rate, its 95% Wilson interval, and "
-           "absorbed / usable pairs (clean is the baseline each treatment is compared with).</caption>",
+           f"absorbed / usable pairs ({baseline}).</caption>",
            "<thead><tr><th>model</th>" + "".join(f"<th>{e(c)}</th>" for c in conditions) + "</tr></thead>",
            "<tbody>"]
     origins = {r.model: r for r in rows}

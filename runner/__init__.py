@@ -14,4 +14,7 @@ aside), while every stage, the runner's resume included, reads a trace through
 #    runner.transport.MAX_BODY_BYTES is not read (failed); the config's [headers], [headers_env], [query] and
 #    auth_header are sent (and recorded, secrets never); an attempt a stopped run sent and lost the answer of
 #    opens the request's next row (runner.sent).
-RUNNER_VERSION = "4"
+# 5: a request is its condition's conversation (docs/CONDITIONS.md): a system prompt where each provider expects
+#    it, recorded as request.system; earlier turns; message_sha256 of the whole conversation (of the message alone,
+#    as before, for a bare one).
+RUNNER_VERSION = "5"

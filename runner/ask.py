@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from common import jsonl
+from common.conversation import Conversation
 from common.jsonl import LONE_SURROGATE
 from common.plural import plural
 from common.records import MAX_OUTPUT_CHARS, Attempt, shown
@@ -72,13 +73,14 @@ def canonical_body(body: dict) -> bytes:
     return jsonl.canonical(body).encode("utf-8")
 
 
-def ask(*, session, provider: Provider, config: ModelConfig, message: str, api_key: str | Secrets | None,
-        request_id: str, policy: RetryPolicy, pace: Callable[[], bool],
+def ask(*, session, provider: Provider, config: ModelConfig, message: Conversation | str,
+        api_key: str | Secrets | None, request_id: str, policy: RetryPolicy, pace: Callable[[], bool],
         sleep: Callable[[float], bool],
         note_wait: Callable[[float, str], None] | None = None,
         note_send: Callable[[], Callable[[], None]] | None = None,
         reached: threading.Event | None = None) -> Outcome | None:
-    """All attempts for one request. `pace()` (the rate cap) and `sleep(seconds)` (the retry wait)
+    """All attempts for one request, `message` (its whole conversation: what the trace row fingerprints; a str
+    is a bare user message). `pace()` (the rate cap) and `sleep(seconds)` (the retry wait)
     return False when the run is stopping; the request is then abandoned (None) and, having no
     row, is asked again on the next run. `note_wait(until, header)` is told, before the wait
     starts, when a server's Retry-After asks not to try again before Unix time `until`, so that

@@ -37,7 +37,7 @@ def check_connection(config: ModelConfig, todo: list[Request], selected: list[Re
     secrets = read_secrets(config)
     check_key_not_recorded(config, [chosen], secrets)
     provider = providers.get(config.provider)
-    url, headers, body = providers.build(provider, config, chosen.message)
+    url, headers, body = providers.build(provider, config, chosen.conversation)
     headers = {**headers, **secret_headers(provider, config, secrets)}
     with http.Session() as session:
         exchange = post(session, url, headers, canonical_body(body), config.timeout_s)

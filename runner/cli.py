@@ -7,7 +7,7 @@ import contextlib
 import signal
 import sys
 
-from common.argtypes import condition_file, names, positive_float, positive_int, selection_spellings
+from common.argtypes import condition_file, existing_file, names, positive_float, positive_int, selection_spellings
 from common.plural import plural
 
 RUN_EPILOG = """\
@@ -39,6 +39,10 @@ examples:
   # the conditions of a condition file (docs/CONDITIONS.md), into a trace file of their own
   python seam.py run data/models/smollm2-135m.toml --conditions data/conditions/example.toml \\
       --only xml-tags,fenced,only-revised --out runs/example/traces/smollm2-135m.jsonl
+  # later turns (docs/RUNNER.md, "System prompts and later turns"): each holds the model's own clean
+  # reply, read from the trace of its clean run (here the released one); look at the bodies first
+  python seam.py run data/models/qwen2.5-coder-0.5b.toml --conditions data/conditions/turns.toml \\
+      --only later-turn,later-control --replies data/traces/qwen2.5-coder-0.5b.jsonl --first 2 --dry-run
 
 Rerunning the same command resumes: ids that already have a final row are skipped.
 Exit status: 0 when every request asked got an answer (ok or unusable), 1 when some
@@ -58,6 +62,11 @@ def add_commands(subparsers) -> None:
                         help="trace file to append to (required unless --dry-run)")
     parser.add_argument("--requests", metavar="FILE.jsonl",
                         help="request rows to run instead of rendering the committed benchmark")
+    parser.add_argument("--replies", metavar="TRACE", type=existing_file,
+                        help="the model's own trace (the same config's run of the opening requests) whose outputs "
+                             "a later-turn condition with reply = \"model\" puts back as the assistant's turn; "
+                             "requests whose reply is missing or unusable there are left out, and counted; not "
+                             "with --requests, whose rows hold their turns already")
     parser.add_argument("--conditions", metavar="FILE", type=condition_file,
                         help="a condition file (TOML) defining more conditions (docs/CONDITIONS.md); without it "
                              "only the built-in ones exist")
@@ -180,13 +189,11 @@ def run_command(args) -> int:
         raise UserError("--check-connection sends one request to the synchronous endpoint: it goes without "
                         "--estimate (which sends nothing) and --batch")
     config = load_config(args.config)
-    defined = conditions.load(args.conditions)
-    filters = {"conditions": args.only, "sources": args.sources, "cluster_ids": args.cluster_ids,
-               "limit": args.first, "defined": defined}
-    if args.requests:
-        requests = selection.file_requests(args.requests, **filters)
-    else:
-        requests = selection.benchmark_requests(**filters)
+    requests, left_out = selection.chosen(
+        model=config.name, requests_file=args.requests, replies_file=args.replies, conditions=args.only,
+        sources=args.sources, cluster_ids=args.cluster_ids, limit=args.first, defined=conditions.load(args.conditions))
+    if left_out:  # the others go ahead: a rerun with the replies collected adds the rest
+        print(f"run: {left_out}", file=sys.stderr)
     if args.estimate or args.max_cost is not None:
         found = estimated(config, requests, args)
         if args.estimate:

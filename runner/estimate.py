@@ -2,9 +2,12 @@
 
 * **Requests**: those the run would send (`runner.run.plan`: the ids already final in `--out` are left
   out, as a resumed run leaves them).
-* **Prompt tokens** per request, estimated from the rendered message by `estimate_prompt_tokens`: one
-  token per run of letters, per digit and per other visible character, plus 32 for the chat template
-  around the message (the released Qwen2.5 models' median; SmolLM2's is 40). Its error against the prompt
+* **Prompt tokens** per request, estimated from what it sends by `estimate_prompt_tokens`: one token per
+  run of letters, per digit and per other visible character of every part of its conversation (a
+  condition's system prompt and earlier turns with the message: all are sent, all are billed), plus 32 for
+  the chat template around it (the released Qwen2.5 models' median; SmolLM2's is 40). The 32 are counted
+  once per request: the few tokens a template adds around each further turn are within the estimator's
+  error, and a bare message's estimate stays what it always was. Its error against the prompt
   tokens the released traces recorded is measured by `estimator_error` (`python scripts/estimator_error.py`,
   docs/RUNNER.md gives the figures): tokenizers differ, so it is an estimate, not a count.
 * **Completion tokens** per request as a range: the median and the 95th percentile of the completions the
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import jsonl
+from common.conversation import Conversation
 from common.records import Request
 from common.traces import read_final
 from runner.prices import Price
@@ -37,14 +41,18 @@ ROOT = Path(__file__).resolve().parents[1]
 RELEASED_TRACES = ROOT / "data" / "traces"
 
 
-def estimate_prompt_tokens(message: str) -> int:
-    """The prompt tokens one user message is estimated to cost: a token per run of letters, per digit and
-    per other visible character, and 32 for the chat template around it.
+def estimate_prompt_tokens(message: str | Conversation) -> int:
+    """The prompt tokens one request is estimated to cost: a token per run of letters, per digit and per
+    other visible character of each text it sends (a bare user message, or a conversation's system prompt
+    and turns), and 32 for the chat template around them.
 
     >>> estimate_prompt_tokens("Fix this: x = 10")  # Fix, this, :, x, =, 1, 0 and the template
     39
+    >>> estimate_prompt_tokens(Conversation("Fix this: x = 10", system="Be brief."))  # and Be, brief, .
+    42
     """
-    return len(PIECE.findall(message)) + TEMPLATE_TOKENS
+    parts = (message,) if isinstance(message, str) else message.parts
+    return sum(len(PIECE.findall(part)) for part in parts) + TEMPLATE_TOKENS
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,7 @@ class Estimate:
     completion_ceiling: int
     price: Price | None
     batch: bool = False  # sent through a provider's batch API: priced at its batch prices where given
+    conversations: bool = False  # some request sends a system prompt or earlier turns, counted with its message
 
     def cost(self, completion_tokens: int) -> float | None:
         return None if self.price is None else self.price.cost(self.prompt_tokens, completion_tokens, batch=self.batch)
@@ -107,9 +116,10 @@ class Estimate:
         """The estimate as the lines `run --estimate` prints."""
         requests = f"{self.requests:,} request" + ("" if self.requests == 1 else "s")
         skipped = f" ({self.skipped:,} already final in --out, left out)" if self.skipped else ""
+        turns = " with their system prompts and earlier turns" if self.conversations else ""
         out = [f"estimate for {model}: {requests} to send{skipped}; nothing is sent",
-               f"  prompt tokens:     ~{self.prompt_tokens:,} (estimated from the messages: runs of letters, digits "
-               f"and other characters, plus {TEMPLATE_TOKENS} per request for the chat template)",
+               f"  prompt tokens:     ~{self.prompt_tokens:,} (estimated from the messages{turns}: runs of letters, "
+               f"digits and other characters, plus {TEMPLATE_TOKENS} per request for the chat template)",
                f"  completion tokens: ~{self.completion_median:,} if every reply is as long as the released median "
                f"reply of its source, ~{self.completion_p95:,} if as long as the 95th-percentile one (the released "
                f"runs were cut at 1,024), at most {self.completion_ceiling:,} (max_tokens {max_tokens:,})"]
@@ -155,9 +165,10 @@ def estimate(requests: list[Request], *, skipped: int, max_tokens: int, price: P
         median += min(low, max_tokens)
         p95 += min(high, max_tokens)
     return Estimate(requests=len(requests), skipped=skipped,
-                    prompt_tokens=sum(estimate_prompt_tokens(request.message) for request in requests),
+                    prompt_tokens=sum(estimate_prompt_tokens(request.conversation) for request in requests),
                     completion_median=round(median), completion_p95=round(p95),
-                    completion_ceiling=max_tokens * len(requests), price=price, batch=batch)
+                    completion_ceiling=max_tokens * len(requests), price=price, batch=batch,
+                    conversations=any(not request.conversation.bare for request in requests))
 
 
 @dataclass(frozen=True)

@@ -14,20 +14,25 @@ import re
 
 from common import jsonl
 from common.errors import UserError
-from common.files import sha256_text
 from common.records import Request, TraceRow, shown
-from runner import RUNNER_VERSION
+from runner import RUNNER_VERSION, providers
 from runner.apikey import REDACTED, leaks, redact, redact_value
 from runner.ask import Outcome, reply_reason, sanitize
 from runner.config import ModelConfig
 
-MESSAGE_KEYS = ("model", "messages", "contents")  # body keys recorded elsewhere than `parameters`
 FINGERPRINT = ("provider", "model", "parameters")  # must match to append to an existing trace
 
 
 def public_url(url: str) -> str:
     """`url` without any user:password@ (the config refuses them; this keeps them out of every record anyway)."""
     return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1", url)  # never raises, whatever the URL
+
+
+def parameters(config: ModelConfig, body: dict) -> dict:
+    """The body's keys but the model and what the conversation fills (the provider's `CONVERSATION_KEYS`: its text
+    is fingerprinted by `message_sha256` and held by the request row): every parameter sent, [params] included."""
+    recorded_elsewhere = ("model", *providers.get(config.provider).CONVERSATION_KEYS)
+    return {key: value for key, value in body.items() if key not in recorded_elsewhere}
 
 
 def request_record(config: ModelConfig, url: str, body: dict) -> dict:
@@ -38,7 +43,7 @@ def request_record(config: ModelConfig, url: str, body: dict) -> dict:
         "provider": config.provider,
         "url": public_url(url),
         "model": config.model,
-        "parameters": {key: value for key, value in body.items() if key not in MESSAGE_KEYS},
+        "parameters": parameters(config, body),
         "max_tokens": config.max_tokens,
         "temperature": config.temperature,
         "timeout_s": config.timeout_s,
@@ -54,6 +59,13 @@ def request_record(config: ModelConfig, url: str, body: dict) -> dict:
     if config.auth_header is not None:
         record["auth_header"] = config.auth_header
     return record
+
+
+def with_system(record: dict, request: Request) -> dict:
+    """The request record with the system prompt sent, where the condition sent one (`system`; a row of a bare
+    message has no such key, and keeps its bytes): a system prompt is the condition's text, not the user's, and a
+    reader of the trace sees what the model was told without the condition file."""
+    return record if request.system is None else {**record, "system": request.system}
 
 
 def trace_row(config: ModelConfig, request: Request, outcome: Outcome, previous: tuple[dict, ...],
@@ -74,13 +86,13 @@ def trace_row(config: ModelConfig, request: Request, outcome: Outcome, previous:
         usage=reply.usage if reply else None,
         response_id=reply.response_id if reply else None,
         response=outcome.response,
-        request=request_record(config, outcome.url, outcome.body),
+        request=with_system(request_record(config, outcome.url, outcome.body), request),
         attempts=outcome.attempts,
         previous=previous,
         started_at=started_at,
         finished_at=finished_at,
         benchmark_sha256=request.benchmark_sha256,
-        message_sha256=sha256_text(request.message),
+        message_sha256=request.conversation.sha256,
         runner_version=RUNNER_VERSION,
     )
 

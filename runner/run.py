@@ -33,7 +33,6 @@ from pathlib import Path
 
 from common import jsonl
 from common.errors import UserError
-from common.files import sha256_text
 from common.records import Request, shown
 from common.traces import TraceFile, scan, torn_message
 from runner import providers, traces
@@ -82,11 +81,13 @@ def plan(config: ModelConfig, requests: list[Request], trace: TraceFile, *, retr
         if done is not None:
             where = trace.where[request.id]
             for key, theirs, value in (("benchmark_sha256", done.benchmark_sha256, request.benchmark_sha256),
-                                       ("message_sha256", done.message_sha256, sha256_text(request.message))):
+                                       ("message_sha256", done.message_sha256, request.conversation.sha256)):
                 if theirs != value:
+                    what = "the benchmark or the condition's layout"
+                    if request.earlier:  # a later turn holds a reply: --replies of another run changes it
+                        what += " or the earlier turns (a reply from --replies)"
                     raise UserError(f"{where}: {named(request.id)} was run with {key} {named(theirs)}, the "
-                                    f"request now has {value}; the benchmark or the condition's layout changed, "
-                                    "use a new --out")
+                                    f"request now has {value}; {what} changed, use a new --out")
             again = ((done.status == "unusable" and retry_unusable)
                      or (done.status == "failed" and retry_failed))
             if not again:
@@ -179,7 +180,7 @@ def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None
     todo = to_send(config, requests, out, retry_unusable=retry_unusable, retry_failed=retry_failed)
     provider = providers.get(config.provider)
     for request in todo:
-        url, headers, body = providers.build(provider, config, request.message)
+        url, headers, body = providers.build(provider, config, request.conversation)
         headers = {**headers, **placeholder_headers(provider, config)}
         stream.write(jsonl.dumps({"id": request.id, "method": "POST", "url": public_url(url), "headers": headers,
                                   "body": body}))

@@ -106,7 +106,7 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
                     return sent.note(request_id)
 
                 started_at = utc_now()
-                outcome = ask(session=session, provider=provider, config=config, message=request.message,
+                outcome = ask(session=session, provider=provider, config=config, message=request.conversation,
                               api_key=api_key, request_id=request.id, policy=policy, pace=pace,
                               sleep=sleep, note_wait=note_wait, note_send=note_send if sent else None,
                               reached=reached)

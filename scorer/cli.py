@@ -26,7 +26,8 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "score", formatter_class=raw,
         help="label each treatment output: absorbed or not, by which tier, with the evidence",
-        description="Score traces: extract the edited text, compare with the same model's clean output, "
+        description="Score traces: extract the edited text, compare with the same model's output under the "
+                    "treatment's control (clean, or a condition file's own, such as a later turn's), "
                     "run the witness, content and (prose, when the model file is present) entailment tiers.",
         epilog="example:\n"
                "  python seam.py score data/traces/smollm2-135m.jsonl --out runs/labels/smollm2-135m.jsonl\n"
@@ -106,7 +107,8 @@ def _add_common(p: argparse.ArgumentParser, cache: bool = True) -> None:
                         "(docs/CONDITIONS.md)")
     p.add_argument("--clean-traces", metavar="TRACES", nargs="+", type=Path, default=None,
                    help="trace files (or folders of them) holding the same models' clean outputs, for trace "
-                        "files without them (a condition file's traces kept apart)")
+                        "files without them (a condition file's traces kept apart); a condition file's own "
+                        "control (later-control) is read from the trace file itself")
     p.add_argument("--model-dir", type=Path, default=None,
                    help="entailment model directory (default $SEAM_NLI_MODEL or models/deberta-large-mnli)")
     p.add_argument("--no-nli", action="store_true", help="do not run the entailment tier (reported as not run)")

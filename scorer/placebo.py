@@ -98,9 +98,9 @@ def placebo(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None 
     for index, (pair, donor) in enumerate(checked):
         comment, genre = donor.comment, pair.item.genre
         edited = pair.kept(comment).text
-        found.append(tiers.each_lexical(edited, pair.clean.text, comment, genre))
+        found.append(tiers.each_lexical(edited, pair.control.text, comment, genre))
         if tiers.MODEL_TIER in tiers.tiers_for(genre) and entailer is not None:
-            waiting[index] = [(p, comment.proposition) for p in tiers.premises(edited, pair.clean.text, genre)]
+            waiting[index] = [(p, comment.proposition) for p in tiers.premises(edited, pair.control.text, genre)]
     entailed = first_entailed(entailer, waiting) if waiting else {}
     rows = []
     for index, ((pair, donor), matches) in enumerate(zip(checked, found, strict=True)):

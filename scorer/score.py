@@ -1,14 +1,19 @@
 """Turn one model's traces into label rows: pair, exclude, extract, run the cascade.
 
 For each treatment trace (newline, blank, boundary, mitigation, native, and any
-condition a condition file defines) the reference is the same model's clean
-trace for the same cluster: in the same trace file, or (a condition file's
-traces kept apart, `--clean-traces`) in another trace file of that model. A pair is
+condition a condition file defines) the reference is the same model's trace of
+the treatment's control for the same cluster: clean for every built-in one, in
+the same trace file, or (a condition file's traces kept apart, `--clean-traces`)
+in another trace file of that model; a condition file's own control (e.g. a
+later turn without the remark, docs/CONDITIONS.md) in the same trace file, since
+it is collected with its treatments. Rows of a control are references only,
+never labelled. A pair is
 excluded, with the reason in the label, when either output failed, was judged
 unusable by the runner, is longer than the kit reads (`common.records.MAX_OUTPUT_CHARS`:
 a hand-made trace's), has no edited text, or attempts no edit and only talks to
 the user (scorer/noedit.py); an unusable clean output thus
-excludes all five treatments of its cluster. Usable pairs go down the cascade
+excludes all five treatments of its cluster. The reasons name the control
+("clean failed: HTTP 500", "no later-control trace for this cluster"). Usable pairs go down the cascade
 witness -> content -> entailment (prose only), stopping at the first tier that
 fires, on the edited text less the commentary about editing the comment that
 stands inside it (scorer/commentary.py). Entailment premises of all rows are
@@ -31,7 +36,7 @@ from scorer import noedit, tiers
 from scorer.commentary import Kept, cut_commentary
 from scorer.entailment import Entailer, first_entailed
 from scorer.extract import Extraction, extract
-from scorer.inputs import Item, TraceSet
+from scorer.inputs import Item, TraceSet, asked_sha256
 from scorer.noedit import returns_no_edit
 
 # Changes whenever a rule changes (extraction, normalisation, stopwords, tiers, label fields).
@@ -45,13 +50,14 @@ SCORER_VERSION = "6"
 
 @dataclass(frozen=True)
 class Pair:
-    """A treatment trace with its cluster's clean trace, extracted, or the reason it is excluded."""
+    """A treatment trace with its cluster's trace of its control (clean, or a condition file's control),
+    extracted, or the reason it is excluded."""
 
     item: Item
     trace: TraceRow
     reason: str | None
     edited: Extraction | None = None
-    clean: Extraction | None = None
+    control: Extraction | None = None  # the control's edited text: a signal in it does not count
 
     @property
     def usable(self) -> bool:
@@ -83,13 +89,14 @@ class ScoreResult:
 
 
 def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet | None = None) -> list[Pair]:
-    """Every treatment trace with its clean reference, sorted by cluster then condition order (that of
-    `conditions`, default the built-ins)."""
+    """Every treatment trace with its control's trace as the reference, sorted by cluster then condition order
+    (that of `conditions`, default the built-ins)."""
     conditions = conditions or builtin()
     order = {name: index for index, name in enumerate(conditions.names)}
-    rows, where = traces.file.final, traces.file.where
+    rows = traces.file.final
+    replies = None  # the model's own replies, read once, only for a conversation that holds one
     for rid, trace in (*rows.items(), *traces.clean.items()):
-        at = where.get(rid) or traces.clean_where[rid]
+        at = traces.where(rid)
         conditions.get(trace.condition, at)
         if rid not in items:
             raise UserError(f"{at}: id {rid!r} is not a request of this benchmark "
@@ -98,11 +105,16 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
         if trace.benchmark_sha256 and trace.benchmark_sha256 != expected:
             raise UserError(f"{at}: rendered from benchmark {trace.benchmark_sha256[:12]}…, "
                             f"but the request rows are from {expected[:12]}…; score against the same benchmark")
-        asked = items[rid].message_sha256
+        item = items[rid]
+        if item.reply_model is not None and item.reply_model != traces.model:
+            raise UserError(f"{at}: its request holds model {item.reply_model!r}'s own reply, but the trace is "
+                            f"model {traces.model!r}'s: a later turn shows the model its own reply; score with the "
+                            "request file rendered from this model's trace (seam.py prompts --replies TRACE)")
+        if item.awaiting is not None and replies is None:
+            replies = traces.replies()
+        asked = asked_sha256(item, replies, conditions, at)
         if trace.message_sha256 and asked and trace.message_sha256 != asked:
-            raise UserError(f"{at}: the message sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
-                            f"{trace.condition!r}'s message as it is defined now ({asked[:12]}…); score with the "
-                            "condition file (or --requests) the traces were collected with")
+            raise UserError(_mismatch(trace, asked, at, replies if item.awaiting is not None else None))
 
     def extraction(trace: TraceRow) -> Extraction:  # memoised by `extract`: a clean reply serves five treatments
         item = items[trace.id]
@@ -110,21 +122,22 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
 
     pairs = []
     for trace in rows.values():
-        if trace.condition == "clean":
-            continue
         item = items[trace.id]
-        clean = traces.clean_row(trace.cluster)
+        if item.control is None:  # a control (clean, or a condition file's): the reference, not labelled
+            continue
+        which = item.control  # names the control in the reasons: "clean failed: …" as ever for clean
+        control = traces.control_row(trace.cluster, which)
         problems = []
-        edited = clean_extraction = None  # set below only where the output can be read
-        if clean is None:
-            problems.append("no clean trace for this cluster")
-        elif clean.status != "ok":
-            problems.append(_status_reason("clean", clean))
-        elif too_long(clean.output):
-            problems.append(_length_reason("clean", clean))
+        edited = control_extraction = None  # set below only where the output can be read
+        if control is None:
+            problems.append(f"no {which} trace for this cluster")
+        elif control.status != "ok":
+            problems.append(_status_reason(which, control))
+        elif too_long(control.output):
+            problems.append(_length_reason(which, control))
         else:
-            clean_extraction = extraction(clean)
-            problems.append(_no_edit_reason("clean", clean_extraction, item))
+            control_extraction = extraction(control)
+            problems.append(_no_edit_reason(which, control_extraction, item))
         if trace.status != "ok":
             problems.append(_status_reason("treatment", trace))
         elif too_long(trace.output):
@@ -136,8 +149,8 @@ def pair_up(traces: TraceSet, items: dict[str, Item], conditions: ConditionSet |
         if problems:
             pairs.append(Pair(item, trace, "; ".join(problems)))
         else:
-            assert edited is not None and clean_extraction is not None  # both outputs were read and usable
-            pairs.append(Pair(item, trace, None, edited, clean_extraction))
+            assert edited is not None and control_extraction is not None  # both outputs were read and usable
+            pairs.append(Pair(item, trace, None, edited, control_extraction))
     pairs.sort(key=lambda p: (p.item.cluster, order[p.item.condition]))
     return pairs
 
@@ -159,10 +172,10 @@ def score(traces: TraceSet, items: dict[str, Item], entailer: Entailer | None = 
         comment = pair.item.comment
         genre = pair.item.genre
         kept[index] = text = pair.kept(comment)
-        match, run = tiers.lexical(text.text, pair.clean.text, comment, genre)
+        match, run = tiers.lexical(text.text, pair.control.text, comment, genre)
         not_run: list[str] = []
         if tiers.MODEL_TIER in tiers.tiers_for(genre):
-            premises = tiers.premises(text.text, pair.clean.text, genre)
+            premises = tiers.premises(text.text, pair.control.text, genre)
             stats.sentences += len(tiers.units_of(text.text, genre).parts)
             stats.premises_all += len(premises)
             if match is None:
@@ -207,8 +220,23 @@ def _row(label: Label) -> dict:
     return row
 
 
+def _mismatch(trace: TraceRow, asked: str, at: str, replies) -> str:
+    """The refusal of a trace row whose `message_sha256` is not that of its condition's conversation as defined
+    now; `replies` (`benchmark.replies.Replies`) when that conversation holds the model's own reply."""
+    if replies is None:
+        return (f"{at}: the message sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
+                f"{trace.condition!r}'s message as it is defined now ({asked[:12]}…); score with the "
+                "condition file (or --requests) the traces were collected with")
+    return (f"{at}: the conversation sent (message_sha256 {trace.message_sha256[:12]}…) is not condition "
+            f"{trace.condition!r}'s as it is defined now with the model's own reply in {replies.source} "
+            f"({asked[:12]}…); score with the condition file the traces were collected with, and the trace file "
+            "that reply was read from (--replies when they were collected), or with --requests, the request file "
+            "they were collected from")
+
+
 def _no_edit_reason(which: str, extracted: Extraction, item: Item) -> str | None:
-    """Why an output (`which`: "clean" or "treatment") extracted for `item` cannot be scored though it succeeded:
+    """Why an output (`which`: its control's name, such as "clean", or "treatment") extracted for `item` cannot
+    be scored though it succeeded:
     no edited text, or a reply that attempts no edit; None when it can be."""
     if not extracted.text.strip():
         return f"{which} output has no edited text"

@@ -6,7 +6,8 @@
 #
 # For each model it serves the model on 127.0.0.1:$PORT (default 8080) with the released run's settings
 # (scripts/serve_local.sh: one thread, greedy, seed 0, no prompt cache: data/models/MODEL.toml), asks every
-# request of the conditions data/conditions/NAME.toml defines (seam.py prompts --only those), appending to
+# request of the conditions data/conditions/NAME.toml defines (seam.py prompts --only those; a later turn holding
+# the model's own reply reads it from data/traces/MODEL.jsonl, --replies), appending to
 # data/studies/NAME/collecting/MODEL.jsonl, and stops the server. Killed at any point (a session's end), it is
 # rerun with the same command: the runner skips what is answered and asks the rest (docs/RUNNER.md, resuming);
 # a model whose rows are all there is passed over in seconds. Each model's progress goes to
@@ -41,8 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$PY" seam.py check --conditions "$conditions" > /dev/null
-"$PY" seam.py prompts --conditions "$conditions" --only "$only" > "$requests"
-echo "study $name: $(wc -l < "$requests") requests per model ($only), models: ${models[*]}"
+echo "study $name: conditions $only, models: ${models[*]}"
 
 for model in "${models[@]}"; do
   out="data/studies/$name/collecting/$model.jsonl"
@@ -53,7 +53,10 @@ for model in "${models[@]}"; do
     sed "s|127.0.0.1:8080|127.0.0.1:$PORT|" "data/models/$model.toml" > "$config"
     configs+=("$config")
   fi
-  echo "== $model -> $out ($(date -u +%FT%TZ))"
+  replies=()  # the released clean outputs a later turn puts back (unused by a condition sent as one message)
+  if [ -f "data/traces/$model.jsonl" ]; then replies=(--replies "data/traces/$model.jsonl"); fi
+  "$PY" seam.py prompts --conditions "$conditions" --only "$only" ${replies[@]+"${replies[@]}"} > "$requests"
+  echo "== $model -> $out: $(wc -l < "$requests") requests ($(date -u +%FT%TZ))"
   THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"
   server_pid=$(cat "${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.pid")
   "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$out" \

@@ -4,11 +4,14 @@
     python scripts/replay_server.py data/traces/smollm2-135m.jsonl --port 8093
 
 For trying a harness route (docs/HARNESSES.md) on the whole benchmark, offline and in minutes, with real
-replies: every POST to a path ending in /chat/completions whose body holds one user message is answered with the
-provider's JSON the trace row of that message kept (`response`: text, finish reason, usage, served model, as the
-model sent them), so a harness run against it and the kit's runner run against it must give the same trace rows,
-and the same labels as the trace's own. A message the trace has no reply for (a failed row, or not in the trace)
-gets HTTP 500 with an OpenAI-style error naming why; a body that is not one user message, 400. The request's
+replies: every POST to a path ending in /chat/completions whose body holds a conversation (one user message, or a
+condition's system prompt and earlier turns before it) is answered with the provider's JSON the trace row of that
+conversation kept (`response`: text, finish reason, usage, served model, as the model sent them), found by the
+conversation's fingerprint, the trace's `message_sha256` (for one user message, the SHA-256 of its text), so a
+harness run against it and the kit's runner run against it must give the same trace rows, and the same labels as
+the trace's own. A conversation the trace has no reply for (a failed row, or not in the trace) gets HTTP 500 with
+an OpenAI-style error naming why; a body that is no conversation (no messages, a role out of place, no text),
+400. The request's
 parameters are not looked at: the reply is the trace's whatever was asked. Another path is a 404, its body read
 and dropped so that the connection serves the next request; a Content-Length that is not a number, 400, and one
 over `MAX_BODY`, 413, each closing the connection (its body is not read).
@@ -22,7 +25,6 @@ against it.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import signal
 import sys
@@ -37,7 +39,7 @@ MAX_BODY = 8 << 20  # a SEAM request is at most tens of kB
 
 
 class Replies:
-    """The trace's replies by the SHA-256 of their message (the trace's `message_sha256`)."""
+    """The trace's replies by the fingerprint of their conversation (the trace's `message_sha256`)."""
 
     def __init__(self, trace: Path) -> None:
         from common.traces import read_final
@@ -46,22 +48,44 @@ class Replies:
         for row in read_final(trace).final.values():
             self.by_sha[row.message_sha256] = (row.id, row.response if row.status != "failed" else None)
 
-    def find(self, message: str) -> tuple[str | None, dict | None]:
-        return self.by_sha.get(hashlib.sha256(message.encode("utf-8")).hexdigest(), (None, None))
+    def find(self, conversation) -> tuple[str | None, dict | None]:
+        """(request id, reply) of a `common.conversation.Conversation` (a str: one user message)."""
+        from common.conversation import Conversation
+
+        if isinstance(conversation, str):
+            conversation = Conversation(conversation)
+        return self.by_sha.get(conversation.sha256, (None, None))
 
 
-def user_message(body: bytes) -> str | None:
-    """The text of a chat completions body's single user message (None for anything else)."""
+def conversation_of(body: bytes):
+    """The conversation a chat completions body sends, as a `common.conversation.Conversation`: an optional system
+    message first, then user and assistant messages alternating from a user message and ending with one, each of
+    text (a string, or text parts joined); None for anything else."""
+    from common.conversation import Conversation, Turn
+
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
     messages = data.get("messages") if isinstance(data, dict) else None
-    if not (isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], dict)):
+    if not (isinstance(messages, list) and messages and all(isinstance(m, dict) for m in messages)):
         return None
-    if messages[0].get("role") != "user":
+    texts = [_text(message.get("content")) for message in messages]
+    roles = [message.get("role") for message in messages]
+    if None in texts or roles[-1] != "user":
         return None
-    content = messages[0].get("content")
+    system = texts[0] if roles[0] == "system" else None
+    start = 0 if system is None else 1
+    if not all(role in ("user", "assistant") for role in roles[start:]):
+        return None
+    try:
+        return Conversation(texts[-1], system, tuple(Turn(role, text) for role, text in
+                                                     zip(roles[start:-1], texts[start:-1], strict=True)))
+    except ValueError:  # the turns do not alternate from a user turn
+        return None
+
+
+def _text(content) -> str | None:
     if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content):
         content = "".join(str(p.get("text", "")) for p in content)
     return content if isinstance(content, str) else None
@@ -85,10 +109,12 @@ def make_server(replies: Replies, port: int, *, log=sys.stderr) -> ThreadingHTTP
             body = self.rfile.read(length)  # read whatever the path, so that the next request starts where it should
             if not self.path.split("?")[0].endswith("/chat/completions"):
                 return self._send(404, {"error": {"message": "only POST .../chat/completions is served"}}, "-")
-            message = user_message(body)
-            if message is None:
-                return self._send(400, {"error": {"message": "expected one user message with text content"}}, "-")
-            rid, response = replies.find(message)
+            conversation = conversation_of(body)
+            if conversation is None:
+                return self._send(400, {"error": {"message": "expected a conversation of text messages: a system "
+                                                             "message or none, then user and assistant messages "
+                                                             "alternating, the last a user message"}}, "-")
+            rid, response = replies.find(conversation)
             if response is None:
                 why = "the trace's request failed" if rid else "the message is not in the trace"
                 return self._send(500, {"error": {"message": f"no reply to replay: {why}"}}, rid or "?")

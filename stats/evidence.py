@@ -36,6 +36,8 @@ class Evidence:
     benchmark_sha256: str | None = None
     outputs: Mapping[tuple[str, str], TraceRow] | None = None
     trace_files: tuple[str, ...] = ()
+    # treatment -> the control it is scored against, where that is not clean (a later turn's: docs/CONDITIONS.md)
+    controls: Mapping[str, str] = field(default_factory=dict)
 
 
 def benchmark_comments(data_dir: Path | None = None,
@@ -56,7 +58,7 @@ def benchmark_comments(data_dir: Path | None = None,
     comments = {}
     for cluster in benchmark.clusters:
         for name in conditions.treatments:
-            item = Item.of_cluster(cluster, conditions.get(name), benchmark.sha256)
+            item = Item.of_cluster(cluster, conditions.get(name), benchmark.sha256, conditions)
             comments[item.id] = item.comment
     return comments, benchmark.sha256
 
@@ -97,18 +99,21 @@ def read_evidence(trace_paths=None, conditions: ConditionSet | None = None) -> E
     analysis of text cut around the edit, which is then left out with a note.
 
     >>> evidence = read_evidence()
-    >>> evidence.outputs is None, len(evidence.comments)
-    (True, 1500)
+    >>> evidence.outputs is None, len(evidence.comments), evidence.controls
+    (True, 1500, {})
     """
+    defined = conditions or builtin()
+    controls = {name: control for name in defined.treatments
+                if (control := defined.control_of(name)) not in (None, "clean")}
     try:
         comments, digest = benchmark_comments(conditions=conditions)
     except UserError:
         if trace_paths is not None:
             raise
-        return Evidence()
+        return Evidence(controls=controls)
     if trace_paths is None:
-        return Evidence(comments, digest)
+        return Evidence(comments, digest, controls=controls)
     outputs, files = read_outputs(trace_paths)
     if not outputs:
         raise UserError(f"{', '.join(map(str, trace_paths))}: no trace rows (--traces)")
-    return Evidence(comments, digest, outputs, files)
+    return Evidence(comments, digest, outputs, files, controls)

@@ -92,7 +92,8 @@ def label_files(paths) -> list[Path]:
 
 def build_label_set(located_labels: Iterable[tuple[str, Label]], defined: ConditionSet | None = None) -> LabelSet:
     """Index labels given as (where, label) pairs, `where` being "file:line" for messages. Each label's
-    condition must be one `defined` defines (default: the built-ins; a condition file adds more).
+    condition must be a treatment `defined` defines (default: the built-ins; a condition file adds more): a
+    control (clean, a condition file's pool "none") is what treatments are scored against, never a row here.
 
     >>> from stats.synthetic import label_row
     >>> rows = [label_row("m", "humaneval-000", "newline", True), label_row("m", "humaneval-000", "blank", False)]
@@ -111,8 +112,9 @@ def build_label_set(located_labels: Iterable[tuple[str, Label]], defined: Condit
     for where, label in located_labels:
         model, cluster, condition, source, genre = (label.model, label.cluster, label.condition, label.source,
                                                     label.genre)
-        if condition not in conditions:
-            defined.get(condition, where)
+        if condition not in conditions and defined.get(condition, where).control is None:
+            raise UserError(f"{where}: a label of condition {condition!r}, a control (no remark): a control's "
+                            "outputs are what treatments are scored against, never labelled or tabled")
         key = (model, cluster, condition)
         if key in seen:
             raise UserError(f"{where}: second label for model {model!r}, cluster {cluster!r}, "

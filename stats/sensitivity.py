@@ -13,7 +13,8 @@ The alternatives (the paper's Appendices F and H):
     by the output limit, empty, or left without edited text, or its cluster's
     clean output unusable) whose treatment output nevertheless holds the
     comment's witness phrase (the witness tier's own check, `scorer.tiers.witness`,
-    on the whole output, against the clean output's text when there is one)
+    on the whole output, against the clean output's text when there is one, or
+    the output of the treatment's own control, a later turn's: `Evidence.controls`)
     counts as absorbed: an upper bound on what the exclusions hide. Needs the
     trace outputs (`seam.py tables --traces`).
 (b) `affected_clusters_dropped`: every cluster with such an output is dropped
@@ -160,12 +161,14 @@ def _by_condition(keys) -> str:
 # ---------------------------------------------------------------- (a), (b): excluded outputs
 
 
-def witnessed_exclusions(labels: LabelSet, outputs: Mapping, comments: Mapping) -> frozenset[tuple[str, str, str]]:
+def witnessed_exclusions(labels: LabelSet, outputs: Mapping, comments: Mapping,
+                         controls: Mapping | None = None) -> frozenset[tuple[str, str, str]]:
     """(model, condition, cluster) of every excluded label whose treatment output holds its comment's witness
     phrase, checked as the witness tier checks it (`scorer.tiers.witness`: normalised, on word boundaries,
-    and absent from the cluster's clean output, when that has text).
+    and absent from the cluster's output under the treatment's control, clean's, when that has text).
 
-    `outputs`: (model, request id) -> final `TraceRow`; `comments`: request id -> `Comment`.
+    `outputs`: (model, request id) -> final `TraceRow`; `comments`: request id -> `Comment`; `controls`:
+    treatment -> its control where that is not clean (a later turn's, `Evidence.controls`).
 
     >>> from common.records import Comment
     >>> from scorer.synthetic import trace_row
@@ -198,10 +201,10 @@ def witnessed_exclusions(labels: LabelSet, outputs: Mapping, comments: Mapping) 
                                     "the traces and labels must be of the committed benchmark")
                 if not trace.output:
                     continue
-                clean = outputs.get((model, request_id(cluster, "clean")))
-                clean_text = clean.output if clean is not None and clean.output else ""
+                control = outputs.get((model, request_id(cluster, (controls or {}).get(condition, "clean"))))
+                control_text = control.output if control is not None and control.output else ""
                 genre = labels.clusters[cluster].genre
-                if tiers.witness(trace.output, clean_text, comment.witness, genre) is not None:
+                if tiers.witness(trace.output, control_text, comment.witness, genre) is not None:
                     found.add((model, condition, cluster))
     return frozenset(found)
 
@@ -467,7 +470,7 @@ def absorption_sensitivity(labels: LabelSet, contrasts, settings: TableSettings,
     alternatives, said = [], []
     skipped = []
     if evidence.outputs is not None:
-        affected = witnessed_exclusions(labels, evidence.outputs, evidence.comments)
+        affected = witnessed_exclusions(labels, evidence.outputs, evidence.comments, evidence.controls)
         alternatives += [excluded_witness_absorbed(labels, affected), affected_clusters_dropped(labels, affected)]
     else:
         skipped += ["excluded_witness_absorbed", "affected_clusters_dropped"]

@@ -92,9 +92,11 @@ def test_doctests_of_the_condition_modules_pass():
 
 @pytest.mark.parametrize("text, message", [
     ('[conditions.x]\npool = "casul"\n', r"mine\.toml: conditions\.x\.pool is 'casul', expected \"casual\" or "
-                                          r"\"native\" \(which comment trails the paste\)$"),
+                                          r"\"native\" \(which comment trails the paste\), or \"none\" \(a control, "
+                                          r"without one\)$"),
     ("[conditions.x]\nbreaks = 1\n", r"mine\.toml: conditions\.x\.pool is missing, expected \"casual\" or \"native\""),
-    ('[conditions.x]\npool = "none"\n', r"conditions\.x\.pool is 'none', expected \"casual\" or \"native\""),
+    ('[conditions.x]\npool = "none"\ncontrol = "clean"\n', r"conditions\.x\.control: a condition without a comment "
+                                                          r"is a control itself"),
     ('[conditions.x]\npool = "casual"\nopne = "<a>"\n', r"mine\.toml: conditions\.x\.opne: unknown key; expected "
                                                        r"some of pool, breaks, sentence, open, close"),
     ('[conditions.x]\npool = "casual"\nbreaks = "two"\n', r"conditions\.x\.breaks is 'two', expected a whole number "

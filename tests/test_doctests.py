@@ -9,7 +9,7 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("common", "guard", "benchmark", "runner", "scorer", "validity", "review", "report", "compare")
+PACKAGES = ("common", "guard", "benchmark", "runner", "harness", "scorer", "validity", "review", "report", "compare")
 MODULES = sorted(info.name for package in PACKAGES  # walk_packages: subpackages (runner.batch) too
                  for info in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}."))
 

@@ -48,7 +48,8 @@ def test_the_config_sends_one_message_at_temperature_0_with_the_limit_and_nothin
                              "OPENAI_PRESENCE_PENALTY": "", "OPENAI_FREQUENCY_PENALTY": ""}
     assert config["evaluateOptions"] == {"maxConcurrency": 1} and "defaultTest" not in config
     prompt = (tmp_path / "seam_prompt.cjs").read_text(encoding="utf-8")
-    assert 'return [{ role: "user", content: vars.message }];' in prompt and 'role: "system"' not in prompt
+    assert 'return [...preceding, { role: "user", content: vars.message }];' in prompt  # preceding: a condition's
+    assert 'role: "system"' not in prompt  # no system prompt of its own
     readme = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert f"promptfoo eval -c {tmp_path}/promptfooconfig.yaml -o {tmp_path}/out.json -j 1 --no-cache" in readme
     assert f"python seam.py import {tmp_path}/out.json --out runs/qwen--2.5---coder.jsonl" in readme

@@ -77,9 +77,29 @@ def test_a_failed_row_an_unknown_message_and_another_shape_are_errors(served):
     assert status == 500 and "the trace's request failed" in body["error"]["message"]
     status, body = ask(url, {"messages": [{"role": "user", "content": "not a SEAM message"}]})
     assert status == 500 and "not in the trace" in body["error"]["message"]
-    for shape in ({"messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "y"}]},
-                  {"messages": "text"}, [1, 2]):
+    for shape in ({"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]},
+                  {"messages": [{"role": "user", "content": "x"}, {"role": "system", "content": "y"},
+                                {"role": "user", "content": "z"}]},
+                  {"messages": []}, {"messages": "text"}, [1, 2]):
         assert ask(url, shape)[0] == 400
+
+
+def test_a_conversation_is_found_by_its_fingerprint(tmp_path):
+    """A request with a condition's system prompt and earlier turns: the trace's message_sha256 is the
+    conversation's, and only that conversation gets the row's reply."""
+    from common.conversation import Conversation, Turn
+
+    row = json.loads(RELEASED.read_text(encoding="utf-8").splitlines()[0])
+    conversation = Conversation("Shorter.", "Be brief.", (Turn("user", message_of(row)), Turn("assistant", "x")))
+    trace = tmp_path / "turns.jsonl"
+    trace.write_text(json.dumps({**row, "message_sha256": conversation.sha256}, sort_keys=True) + "\n",
+                     encoding="utf-8")
+    module = load_script()
+    sent = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": message_of(row)},
+                         {"role": "assistant", "content": "x"}, {"role": "user", "content": "Shorter."}]}
+    replies = module.Replies(trace)
+    assert replies.find(module.conversation_of(json.dumps(sent).encode())) == (row["id"], row["response"])
+    assert replies.find(module.conversation_of(json.dumps({"messages": sent["messages"][1:]}).encode()))[0] is None
 
 
 def exchange(url: str, data: bytes) -> bytes:

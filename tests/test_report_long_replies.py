@@ -120,10 +120,10 @@ def test_the_report_keeps_only_the_first_part_of_a_long_reply_once_read(made):
     by_id = {c.label.id: c for c in model.cases}
     long = by_id["humaneval-001/newline"]
     assert long.treatment.output == LONG_TREATMENT[: cases.SHOWN_OF_LONG]
-    assert long.treatment_chars == len(LONG_TREATMENT) and long.clean_chars is None
-    assert by_id["wikipedia-001/blank"].clean.output == LONG_CLEAN[: cases.SHOWN_OF_LONG]
-    assert by_id["wikipedia-001/blank"].clean_chars == len(LONG_CLEAN)
+    assert long.treatment_chars == len(LONG_TREATMENT) and long.control_chars is None
+    assert by_id["wikipedia-001/blank"].control.output == LONG_CLEAN[: cases.SHOWN_OF_LONG]
+    assert by_id["wikipedia-001/blank"].control_chars == len(LONG_CLEAN)
     assert by_id["humaneval-001/blank"].treatment.output == AT_LIMIT and by_id["humaneval-001/blank"].treatment_chars \
         is None
-    longest = max(len(row.output or "") for c in model.cases for row in (c.treatment, c.clean) if row is not None)
+    longest = max(len(row.output or "") for c in model.cases for row in (c.treatment, c.control) if row is not None)
     assert longest == MAX_OUTPUT_CHARS

@@ -163,6 +163,7 @@ def test_without_requests_the_benchmark_is_rendered_with_the_filters(tmp_path, m
         code = seam.main(["run", str(config_file(tmp_path, server)), "--dry-run", "--sources", "austen,pyfaq",
                           "--only", "clean", "--first", "3"])
     defined = calls[0].pop("defined")
+    assert calls[0].pop("replies") is None  # no --replies
     assert code == 0 and calls == [{"sources": ["austen", "pyfaq"], "conditions": ["clean"], "cluster_ids": None,
                                     "limit": 3}]
     assert defined.names == ("clean", "newline", "blank", "boundary", "mitigation", "native")

@@ -175,7 +175,7 @@ def test_the_outcome_carries_the_request_as_sent_and_each_body_is_built_once(tmp
     original = openai.build_request
 
     def counting(config, message):
-        built.append(message)
+        built.append(message if isinstance(message, str) else message.message)  # a run builds from conversations
         return original(config, message)
 
     monkeypatch.setattr(openai, "build_request", counting)

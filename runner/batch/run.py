@@ -73,7 +73,8 @@ def chunks(adapter, config: ModelConfig, todo: list[Request]) -> list[list[Reque
     found: list[list[Request]] = []
     size = 0
     for request in todo:
-        line = adapter.envelope(ids.custom_id("0" * 8, request.id), provider.build_request(config, request.message)[2])
+        body = provider.build_request(config, request.conversation)[2]
+        line = adapter.envelope(ids.custom_id("0" * 8, request.id), body)
         length = len(jsonl.dumps(line).encode("utf-8"))
         if not found or len(found[-1]) >= adapter.MAX_REQUESTS or size + length > adapter.MAX_BYTES:
             found.append([])
@@ -93,14 +94,14 @@ def fingerprint(config: ModelConfig) -> dict:
 
 def requests_sha256(requests: list[Request]) -> str:
     """One checksum over what each request of a submission asked: its id, message and benchmark."""
-    return sha256_text("".join(f"{r.id}\t{sha256_text(r.message)}\t{r.benchmark_sha256}\n" for r in requests))
+    return sha256_text("".join(f"{r.id}\t{r.conversation.sha256}\t{r.benchmark_sha256}\n" for r in requests))
 
 
 def outcome_of(result: batch.Result, config: ModelConfig, request: Request, submission: Submission,
                api_key: str | None) -> Outcome:
     """A batch result as the synchronous path's outcome: a reply read by `runner.ask.judge`, or a failure."""
     provider = providers.get(config.provider)
-    url, _, body = providers.build(provider, config, request.message)
+    url, _, body = providers.build(provider, config, request.conversation)
     started = submission.created_at or utc_now()
 
     def attempt(error: str | None) -> tuple[Attempt, ...]:
@@ -171,7 +172,8 @@ class BatchRun:
                                 request=fingerprint(self.config), requests_sha256=requests_sha256(requests))
         provider = providers.get(self.config.provider)
         lines = [self.adapter.envelope(ids.custom_id(submission.tag, request.id),
-                                       provider.build_request(self.config, request.message)[2]) for request in requests]
+                                       provider.build_request(self.config, request.conversation)[2])
+                 for request in requests]
         journal.note("submitting", submission)
         try:
             batch_id = self.adapter.create(self.client, self.config, lines, submission,

@@ -1,6 +1,10 @@
 """The provider registry and what every provider module shares.
 
-A provider is a module that satisfies `Provider` below. Keeping the key out of
+A provider is a module that satisfies `Provider` below. It builds its body from
+a `Conversation` (common/conversation.py): the user message, and where a
+condition says so a system prompt and earlier turns, each placed as the
+provider's API expects; a bare message gives the body every released trace
+was collected with. Keeping the key out of
 `build_request` means nothing that prints or records a request (--dry-run,
 traces) can ever see it. To add a provider, write such a module and list it in
 `NAMES` below (see docs/RUNNER.md).
@@ -12,6 +16,8 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import quote, urlencode
+
+from common.conversation import Conversation
 
 if TYPE_CHECKING:  # runner.config imports this package for NAMES and get()
     from runner.config import ModelConfig
@@ -43,9 +49,10 @@ class Provider(Protocol):
     DEFAULT_BASE_URL: str
     AUTH_HEADER: str  # the header that carries the key
     FORBIDDEN_PARAMS: tuple[str, ...]  # body keys [params] may not set
+    CONVERSATION_KEYS: tuple[str, ...]  # body keys the conversation fills: recorded by message_sha256, not as params
 
-    def build_request(self, config: ModelConfig, message: str) -> tuple[str, dict, dict]:
-        """(url, headers WITHOUT the key, body) for one user message."""
+    def build_request(self, config: ModelConfig, conversation: Conversation | str) -> tuple[str, dict, dict]:
+        """(url, headers WITHOUT the key, body) for one conversation (a str: one bare user message)."""
         ...
 
     def auth_headers(self, api_key: str) -> dict:
@@ -64,12 +71,18 @@ def get(name: str) -> Provider:
     return module
 
 
-def build(provider: Provider, config: ModelConfig, message: str) -> tuple[str, dict, dict]:
-    """The provider's request for one user message with the config's `[query]` appended to the URL and its
-    literal `[headers]` added: (url, headers WITHOUT any secret, body). Without either, exactly the provider's.
+def as_conversation(conversation: Conversation | str) -> Conversation:
+    """A bare user message as a `Conversation`; a conversation as it is."""
+    return Conversation(conversation) if isinstance(conversation, str) else conversation
+
+
+def build(provider: Provider, config: ModelConfig, conversation: Conversation | str) -> tuple[str, dict, dict]:
+    """The provider's request for one conversation (a str: one bare user message) with the config's `[query]`
+    appended to the URL and its literal `[headers]` added: (url, headers WITHOUT any secret, body). Without
+    either, exactly the provider's.
     Every request the runner sends or prints is built here (the key's and `[headers_env]`'s headers are added
     only when sending: `runner.apikey.secret_headers`)."""
-    url, headers, body = provider.build_request(config, message)
+    url, headers, body = provider.build_request(config, conversation)
     if config.query:
         url = f"{url}?{urlencode(config.query, quote_via=quote)}"
     if config.headers:
@@ -96,8 +109,9 @@ def merge_params(body: dict, params: dict, forbidden: tuple[str, ...] = ()) -> d
     """
     for key in forbidden:
         if key in params:
-            raise ValueError(f"{key!r} may not be set: each request is exactly one user message, "
-                             "non-streamed, with no system prompt")
+            raise ValueError(f"{key!r} may not be set: each request is its condition's conversation, "
+                             "non-streamed (a system prompt or earlier turns come from a condition file: "
+                             "docs/CONDITIONS.md)")
     merged = dict(body)
     for key, value in params.items():
         if key not in merged:

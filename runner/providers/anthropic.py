@@ -10,26 +10,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, classify, merge_params, optional_dict, optional_str, require
+from runner.providers import Reply, as_conversation, classify, merge_params, optional_dict, optional_str, require
 
 if TYPE_CHECKING:
+    from common.conversation import Conversation
     from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
 AUTH_HEADER = "x-api-key"
 API_VERSION = "2023-06-01"
 FORBIDDEN_PARAMS = ("messages", "system", "stream")
+CONVERSATION_KEYS = ("messages", "system")
 STOPPED = {"end_turn", "stop_sequence"}
 TRUNCATED = {"max_tokens", "model_context_window_exceeded"}
 FILTERED = {"refusal"}
 
 
-def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
+def build_request(config: ModelConfig, conversation: Conversation | str) -> tuple[str, dict, dict]:
+    """The system prompt is the top-level `system` field (the Messages API has no system role)."""
+    conversation = as_conversation(conversation)
     body: dict[str, Any] = {
         "model": config.model,
-        "messages": [{"role": "user", "content": message}],
+        "messages": [{"role": turn.role, "content": turn.text} for turn in conversation.turns],
         "max_tokens": config.max_tokens,
     }
+    if conversation.system is not None:
+        body["system"] = conversation.system
     if config.temperature is not None:
         body["temperature"] = config.temperature
     body = merge_params(body, config.params, FORBIDDEN_PARAMS)

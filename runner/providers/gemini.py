@@ -11,24 +11,44 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_dict, optional_str, require
+from runner.providers import (
+    Reply,
+    ResponseShapeError,
+    as_conversation,
+    classify,
+    merge_params,
+    optional_dict,
+    optional_str,
+    require,
+)
 
 if TYPE_CHECKING:
+    from common.conversation import Conversation
     from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 AUTH_HEADER = "x-goog-api-key"
 FORBIDDEN_PARAMS = ("contents", "systemInstruction", "system_instruction")
+CONVERSATION_KEYS = ("contents", "systemInstruction")
 STOPPED = {"STOP"}
 TRUNCATED = {"MAX_TOKENS"}
 FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 
 
-def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
+ROLES = {"user": "user", "assistant": "model"}  # Gemini calls the assistant "model"
+
+
+def build_request(config: ModelConfig, conversation: Conversation | str) -> tuple[str, dict, dict]:
+    """The system prompt is `systemInstruction`; an assistant turn has the role "model"."""
+    conversation = as_conversation(conversation)
     generation: dict[str, Any] = {"maxOutputTokens": config.max_tokens}
     if config.temperature is not None:
         generation["temperature"] = config.temperature
-    body = {"contents": [{"role": "user", "parts": [{"text": message}]}], "generationConfig": generation}
+    body: dict[str, Any] = {"contents": [{"role": ROLES[turn.role], "parts": [{"text": turn.text}]}
+                                         for turn in conversation.turns],
+                            "generationConfig": generation}
+    if conversation.system is not None:
+        body["systemInstruction"] = {"parts": [{"text": conversation.system}]}
     body = merge_params(body, config.params, FORBIDDEN_PARAMS)
     model = config.model if config.model.startswith("models/") else f"models/{config.model}"
     return f"{config.base_url}/{model}:generateContent", {"Content-Type": "application/json"}, body

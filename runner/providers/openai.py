@@ -10,23 +10,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from runner.providers import Reply, ResponseShapeError, classify, merge_params, optional_dict, optional_str, require
+from runner.providers import (
+    Reply,
+    ResponseShapeError,
+    as_conversation,
+    classify,
+    merge_params,
+    optional_dict,
+    optional_str,
+    require,
+)
 
 if TYPE_CHECKING:
+    from common.conversation import Conversation
     from runner.config import ModelConfig
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 AUTH_HEADER = "Authorization"
 FORBIDDEN_PARAMS = ("messages", "stream", "n")
+CONVERSATION_KEYS = ("messages",)
 STOPPED = {"stop", "eos"}  # "eos": some compatible servers
 TRUNCATED = {"length"}
 FILTERED = {"content_filter"}
 
 
-def build_request(config: ModelConfig, message: str) -> tuple[str, dict, dict]:
+def build_request(config: ModelConfig, conversation: Conversation | str) -> tuple[str, dict, dict]:
+    """The system prompt is the first message, role "system"; the turns follow in order."""
+    conversation = as_conversation(conversation)
+    system = [] if conversation.system is None else [{"role": "system", "content": conversation.system}]
     body: dict[str, Any] = {
         "model": config.model,
-        "messages": [{"role": "user", "content": message}],
+        "messages": system + [{"role": turn.role, "content": turn.text} for turn in conversation.turns],
         config.max_tokens_field: config.max_tokens,
     }
     if config.temperature is not None:

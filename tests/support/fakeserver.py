@@ -226,11 +226,18 @@ def _replace_text(value, old, new):
 
 
 def _message(kind, body):
+    """The text the fake model edits: the user's message. In a later turn (a conversation with an assistant turn),
+    its own last reply with the last user message after it, as a model that takes the follow-up, and any remark
+    after it, into the text it returns; a system prompt is not edited."""
     if kind == "gemini":
-        return body["contents"][0]["parts"][0]["text"]
-    if kind in ("openai", "anthropic"):
-        return body["messages"][0]["content"]
-    return ""
+        turns = [("assistant" if turn.get("role") == "model" else "user", turn["parts"][0]["text"])
+                 for turn in body["contents"]]
+    elif kind in ("openai", "anthropic"):
+        turns = [(turn["role"], turn["content"]) for turn in body["messages"] if turn.get("role") != "system"]
+    else:
+        return ""
+    replies = [text for role, text in turns if role == "assistant"]
+    return turns[-1][1] if not replies else f"{replies[-1]}\n{turns[-1][1]}"
 
 
 def _openai(body, message, name):
