@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 
 from common import jsonl
 from common.errors import UserError
@@ -31,8 +32,14 @@ def public_url(url: str) -> str:
 def parameters(config: ModelConfig, body: dict) -> dict:
     """The body's keys but the model and what the conversation fills (the provider's `CONVERSATION_KEYS`: its text
     is fingerprinted by `message_sha256` and held by the request row): every parameter sent, [params] included."""
-    recorded_elsewhere = ("model", *providers.get(config.provider).CONVERSATION_KEYS)
+    recorded_elsewhere = _recorded_elsewhere(config.provider)
     return {key: value for key, value in body.items() if key not in recorded_elsewhere}
+
+
+@cache
+def _recorded_elsewhere(provider: str) -> tuple[str, ...]:
+    """Looked up once per provider: every row recorded asks."""
+    return ("model", *providers.get(provider).CONVERSATION_KEYS)
 
 
 def request_record(config: ModelConfig, url: str, body: dict) -> dict:

@@ -291,7 +291,8 @@ def _summary(path: Path, model: str, clean_rows: int, s, entailer) -> None:
         print(f"  entailment not run on {s.not_run} undecided prose rows (lower bound)", file=sys.stderr)
     if entailer is not None:
         print(f"  entailment: {s.unique_pairs} distinct pairs needed", file=sys.stderr)
-    if s.rows and clean_rows == 0:  # most likely a condition file's traces, --clean-traces forgotten
+    if s.rows and clean_rows == 0 and s.usable == 0:  # likely a condition file's traces, --clean-traces forgotten
+        # (a later turn with a fixed reply pairs with its own control, and needs no clean row)
         print("  no clean rows to pair with: every row is excluded; a condition file's traces are paired with "
               "the model's clean outputs in its built-in trace file (--clean-traces TRACES, docs/CONDITIONS.md)",
               file=sys.stderr)
