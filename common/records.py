@@ -238,7 +238,6 @@ class Request(Record):
         if condition == "clean" and optional["comment"] is not None:
             raise UserError(f"{where}: a clean request has no comment (comment, comment_id, witness and "
                             "proposition null)")
-        extra = {}
         extra = read_conversation(row, where)
         if "reply_model" in row:
             extra["reply_model"] = text(row, "reply_model", where)

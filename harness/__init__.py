@@ -17,7 +17,8 @@ writes, judged by the runner's own rules and with no credential a log holds (`ha
 
 # Recorded in every imported row's request.harness.importer; bump it whenever the rows `seam.py import` writes for
 # a log it read before would differ. (Conversations, a system prompt and earlier turns, import since version 3
-# without a bump: such logs were refused before, and every log that imported then imports to the same bytes.)
+# without a bump: such logs were refused before, and every log that imported then imports to the same bytes but
+# the rows' runner_version, which is the runner's row builder's, 5 since then.)
 IMPORTER_VERSION = "3"
 TASK_NAME = "seam"  # the inspect task the exported seam_task.py defines; a log of another task is refused
 DATASET = "seam.jsonl"  # the exported inspect dataset

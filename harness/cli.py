@@ -124,10 +124,14 @@ def run_export(args) -> int:
     from benchmark.dataset import requests as rendered
     from benchmark.replies import Replies
     from harness.export import DEFAULT_MAX_TOKENS, export
+    from runner.selection import check_text
 
     replies = Replies.read(args.replies) if args.replies else None
     requests = rendered(conditions=args.only, sources=args.sources, cluster_ids=args.cluster_ids, limit=args.first,
                         defined=conditions.load(args.conditions), replies=replies)
+    for request in requests:  # a hand-made replies trace may hold what no request can carry, as `run` refuses
+        if request.earlier:
+            check_text(request, f"request {request.id}", f"the replies trace {args.replies}")
     left_out = replies.summary() if replies is not None else None
     if left_out:  # said before the export, which refuses an empty selection
         print(f"export: {left_out}", file=sys.stderr)

@@ -155,6 +155,11 @@ def import_logs(logs: list[str], out: str | Path, *, model: str | None = None, c
             summary = _batch(paths, kit, spool, model)
         if not spool.lines:
             raise UserError(f"no samples in {', '.join(map(str, paths))}; nothing to import")
+        if kit.replies is not None and kit.replies.model is not None and summary.model != kit.replies.model:
+            # as `seam.py run` refuses it: a later turn shows the model its own reply, not another's
+            raise UserError(f"--replies {kit.replies.source}: its rows are model {kit.replies.model!r}, the imported "
+                            f"rows model {summary.model!r}: a later turn holds the model's own reply, so --replies "
+                            f"takes that model's trace (and --model names it as the export did)")
         summary.out = out
         spool.commit(b"")
     except BaseException:

@@ -29,6 +29,7 @@ import re
 import shlex
 
 from common import jsonl
+from common.errors import UserError
 from common.records import Request
 from harness.conversation import chat
 from harness.templates import SERVER, conditions_option, file_name, replies_option
@@ -37,6 +38,9 @@ CONFIG = "promptfooconfig.yaml"
 TESTS = "tests.jsonl"
 PROMPT = "seam_prompt.cjs"  # CommonJS whatever package.json sits above the folder
 DEFAULT_BASE_URL = SERVER
+# Prefixes promptfoo takes a string variable for a reference by, with templating off too (its evaluator loads the
+# file, or the package, and sends what it holds): a message starting so cannot be sent as text through it.
+PROMPTFOO_REFERENCES = ("file://", "package:")
 PRECEDING = "preceding"  # the test variable holding a conversation's messages before the last user message
 TEMPLATE = re.compile(r"\{[{%#]")  # nunjucks: promptfoo renders it in a provider's id before templating is off
 DESCRIPTION = "SEAM (absorption), written by seam.py export --to promptfoo"
@@ -97,6 +101,10 @@ def test_row(request: Request) -> dict:
     """One promptfoo test: the kit's id and exact message as variables (with the messages before it, `preceding`,
     where the request has a system prompt or earlier turns), and what the import checks it by."""
     conversation = request.conversation
+    if request.message.startswith(PROMPTFOO_REFERENCES):
+        raise UserError(f"--to promptfoo: {request.id} (condition {request.condition}) has a message that starts "
+                        f"with {request.message.split('//')[0].split(':')[0]}:, which promptfoo reads as a file or "
+                        "package to load instead of the text; export it --to inspect or openai-batch")
     variables = {"id": request.id, "message": request.message}
     if not conversation.bare:
         variables[PRECEDING] = chat(conversation)[:-1]

@@ -185,23 +185,27 @@ def test_tables_and_report_show_the_user_conditions_and_contrasts(study, capsys)
         "", "artifact", "seam", "comment"]
 
 
-def test_validity_and_review_refuse_a_condition_files_traces_and_labels_without_suggesting_an_option(
+def test_review_refuses_a_condition_files_labels_without_suggesting_an_option_and_validity_names_it(
         study, capsys, tmp_path):
-    """Neither takes --conditions: the refusal says why in one line, and points at no option they lack."""
+    """review takes no --conditions: the refusal says why in one line, and points at no option it lacks; validity
+    reads a condition file's traces with --conditions FILE, and names the file to pass
+    (tests/test_validity_conditions.py)."""
     root, _ = study
     traces, labels = root / "study" / "traces" / "m.jsonl", tmp_path / "labels" / "m.jsonl"
     assert seam.main(["score", str(traces), "--conditions", str(EXAMPLE), "--clean-traces", str(root / "traces"),
                       "--no-nli", "--out", str(labels)]) == 0
     capsys.readouterr()
-    validity = "is not a built-in one; the validity checks read the built-in conditions' traces and labels only"
-    for argv, said in ((["validity", str(traces)], validity),
-                       (["validity", str(root / "traces" / "m.jsonl"), "--labels", str(labels)], validity),
-                       (["review", "sample", str(labels), str(traces), "--n", "2", "--seed", "1"],
-                        "is not a built-in one; a review is drawn from the built-in conditions' labels only")):
+    validity = "is not defined (built-in: clean, newline, blank, boundary, mitigation, native); pass --conditions"
+    for argv, said, option in ((["validity", str(traces)], validity, True),
+                               (["validity", str(root / "traces" / "m.jsonl"), "--labels", str(labels)], validity,
+                                True),
+                               (["review", "sample", str(labels), str(traces), "--n", "2", "--seed", "1"],
+                                "is not a built-in one; a review is drawn from the built-in conditions' labels only",
+                                False)):
         assert seam.main([*argv, "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "m.jsonl:1: condition '" in err and said in err, err
-        assert "--conditions" not in err
+        assert ("--conditions" in err) == option
 
 
 # ---------------------------------------------------------------- a released study, reproduced

@@ -160,7 +160,8 @@ def test_lmeval_refuses_a_conversation_in_one_line(tmp_path, conditions, capsys)
 
 def imported(tmp_path: Path, conditions: Path, *logs: Path, replies: bool = True) -> tuple[int, Path]:
     out = tmp_path / "imported.jsonl"
-    extra = ["--replies", str(REPLIES)] if replies else []
+    # the rows are the replies' model's: a later turn shows a model its own reply (another model's is refused)
+    extra = ["--replies", str(REPLIES), "--model", "qwen2.5-coder-0.5b"] if replies else []
     return seam.main(["import", *map(str, logs), "--out", str(out), "--conditions", str(conditions), *extra]), out
 
 
@@ -345,3 +346,28 @@ def test_real_promptfoo_sends_the_conversation_and_its_output_imports(tmp_path, 
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_message_promptfoo_would_load_as_a_file_is_refused_and_another_models_replies_too(tmp_path, capsys):
+    """promptfoo takes a variable starting with file:// (or package:) for a file to load, templating off or not;
+    and a later turn holds the model's own reply, so rows of another model are not imported with it."""
+    path = tmp_path / "loaded.toml"
+    path.write_text('[conditions.loaded]\npool = "casual"\nturns = ["clean", "reply", "follow-up"]\n'
+                    'reply = "fixed"\nreply_text = "Done."\nfollow_up = ["file://secret.txt"]\ncontrol = "loaded-c"\n'
+                    '[conditions.loaded-c]\npool = "none"\nturns = ["clean", "reply", "follow-up"]\n'
+                    'reply = "fixed"\nreply_text = "Done."\nfollow_up = ["file://secret.txt"]\n', encoding="utf-8")
+    status = seam.main(["export", "--to", "promptfoo", "--out", str(tmp_path / "pf"), "--first", "1",
+                        "--model", "fake-model", "--conditions", str(path), "--only", "loaded"])
+    assert status == 2
+    assert "--to promptfoo: humaneval-001/loaded (condition loaded) has a message that starts with file:, which " \
+           "promptfoo reads as a file" in capsys.readouterr().err
+    conditions_path = tmp_path / "conversations.toml"
+    conditions_path.write_text(CONDITIONS, encoding="utf-8")
+    requests = kit(conditions_path)
+    log = inspect_log(tmp_path, {rid: messages(r) for rid, r in requests.items()})
+    status = seam.main(["import", str(log), "--out", str(tmp_path / "other.jsonl"), "--model", "another-model",
+                        "--conditions", str(conditions_path), "--replies", str(REPLIES)])
+    assert status == 2
+    assert "its rows are model 'qwen2.5-coder-0.5b', the imported rows model 'another-model'" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "other.jsonl").exists()

@@ -227,7 +227,7 @@ def error_of(capsys, *argv):
     (lambda r: {**r, "attempts": "none"}, "field 'attempts' is 'none', expected a list of attempt objects"),
     (lambda r: {**r, "cluster": "humaneval-999", "id": "humaneval-999/mitigation"}, "not in the benchmark"),
     (lambda r: {**r, "benchmark_sha256": "0" * 64}, "rendered from benchmark 000000000000"),
-    (lambda r: {**r, "condition": "loud", "id": "humaneval-001/loud"}, "condition 'loud' is not a built-in one"),
+    (lambda r: {**r, "condition": "loud", "id": "humaneval-001/loud"}, "condition 'loud' is not defined (built-in"),
     (lambda r: {**r, "condition": "LOUD", "id": "humaneval-001/LOUD"}, "field 'condition' is 'LOUD', expected a"),
     (lambda r: {**r, "id": "humaneval-001/blank"}, "does not match cluster/condition"),
     (lambda r: {**r, "output": 42}, "field 'output' is 42, expected a string or null"),
