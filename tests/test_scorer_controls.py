@@ -165,13 +165,20 @@ def test_a_system_prompt_is_part_of_the_fingerprint(setup, tmp_path, capsys):
     assert [(x["id"], x["absorbed"]) for x in labels] == [(f"{a.cluster}/system-note", True)]
 
 
-def test_request_rows_of_a_later_turn_are_checked_by_their_conversation(setup, tmp_path, capsys):
-    path, defined, benchmark, chosen = setup
-    rows = study_rows(setup)
-    replies = Replies({r.id: r for r in rows if r.condition == "clean"}, "m.jsonl", "m")
+def later_requests(setup, tmp_path, rows, model: str) -> list:
+    """The request rows of the clusters' clean and later turns, holding `model`'s replies (its clean `rows`),
+    written to tmp_path/requests.jsonl."""
+    _, defined, benchmark, chosen = setup
+    replies = Replies({r.id: r for r in rows if r.condition == "clean"}, "m.jsonl", model)
     requests = dataset.requests(benchmark, conditions=("clean", "later-turn", "later-control"),
                                 cluster_ids=[x.cluster for x in chosen], defined=defined, replies=replies)
     jsonl.write(tmp_path / "requests.jsonl", [r.to_row() for r in requests])
+    return requests
+
+
+def test_request_rows_of_a_later_turn_are_checked_by_their_conversation(setup, tmp_path, capsys):
+    rows = study_rows(setup)
+    requests = later_requests(setup, tmp_path, rows, "m")
     status, labels = score(setup, tmp_path, rows, "--requests", str(tmp_path / "requests.jsonl"))
     assert status == 0 and [x["absorbed"] for x in labels] == [True, False, None]
     wrong = [dataclasses.replace(r, earlier=(r.earlier[0], dataclasses.replace(r.earlier[1], text="other")))
@@ -319,12 +326,8 @@ def test_request_rows_holding_another_models_reply_and_a_lone_surrogate_in_a_rep
                                                                                                   capsys):
     """Scored with --requests, a later turn rendered from another model's trace is refused (the model never saw
     that reply); a hand-made trace whose clean reply holds a lone surrogate is fingerprinted, never a traceback."""
-    path, defined, benchmark, chosen = setup
     rows = study_rows(setup)
-    replies = Replies({r.id: r for r in rows if r.condition == "clean"}, "m.jsonl", "other")
-    requests = dataset.requests(benchmark, conditions=("clean", "later-turn", "later-control"),
-                                cluster_ids=[x.cluster for x in chosen], defined=defined, replies=replies)
-    jsonl.write(tmp_path / "requests.jsonl", [r.to_row() for r in requests])
+    later_requests(setup, tmp_path, rows, "other")
     status, _ = score(setup, tmp_path, rows, "--requests", str(tmp_path / "requests.jsonl"))
     assert status == 2
     err = capsys.readouterr().err
