@@ -1,5 +1,12 @@
 """Read the traces for the validity checks, as the kit's own records, and find the edited text of a reply.
 
+The conditions are the built-in ones and those of a condition file (`--conditions FILE`,
+`benchmark.conditions.load`): a row of a condition neither defines is refused naming
+the file to pass, as everywhere. A condition file's traces are a file of their own
+(data/studies/NAME/traces/MODEL.jsonl) without clean rows; they are read beside the
+model's built-in trace file, as two files of one model, so that each treatment finds
+its control (clean there, a later turn's control beside it) among the same model's rows.
+
 Traces are read only with the kit's one trace reader (`common.traces.read_final`),
 so its policy holds here too: the last row of an id is final, a torn last line
 is refused with the command that repairs it, and every row is a `TraceRow`
@@ -7,9 +14,12 @@ already checked field by field (attempt times included) with its file:line,
 and a file holds one model's rows (`common.traces.model_of`, as for the scorer).
 Left to check here is only what ties traces to the benchmark they are compared
 with: each row names one of its clusters and, when it carries a checksum,
-the same benchmark; and a (model, id) is given once. The edited text inside a
-reply is found with the scorer's own extraction (`scorer.extract.extract`), so
-that the validity checks look at exactly the text the absorption labels looked at.
+the same benchmark; a (model, id) is given once; and a row of a condition file's
+condition sent as one message, when it carries `message_sha256`, was sent as the
+file defines it now (its markers decide what counts as an echo). The edited text
+inside a reply is found with the scorer's own extraction (`scorer.extract.extract`,
+with the markers of the row's condition), so that the validity checks look at
+exactly the text the absorption labels looked at.
 """
 
 from __future__ import annotations
@@ -17,17 +27,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmark.conditions import builtin_only
+from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import Benchmark
 from common import jsonl
 from common.errors import UserError
-from common.records import CONDITIONS, MAX_OUTPUT_CHARS, Cluster, TraceRow, shown
+from common.records import MAX_OUTPUT_CHARS, Cluster, TraceRow, shown
 from common.traces import model_of, read_final
 from scorer.extract import extract
+from scorer.markercut import BOUNDARY, Markers
 
-# The conditions the validity checks read: the built-in ones (their clean-contrasts and syntax checks are defined
-# for those layouts); a trace or label of a condition file's is refused saying so (docs/CONDITIONS.md).
-BUILTIN_ONLY = builtin_only("the validity checks read the built-in conditions' traces and labels only")
 
 def trace_files(paths) -> list[Path]:
     """The trace files named, a directory standing for its `*.jsonl` files."""
@@ -41,8 +49,16 @@ def format_time(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
-    """Final rows of every trace file, checked against `benchmark`, sorted by model, cluster, condition."""
+def markers_of(condition: Condition) -> Markers:
+    """The marker lines a reply to `condition` is cut at, exactly as the scorer cuts it (`scorer.inputs.Item`):
+    BEGIN TEXT and END TEXT always, and the condition's own open and close lines (code fences aside)."""
+    return Markers.of(condition.open, condition.close)
+
+
+def read_outputs(paths, benchmark: Benchmark, conditions: ConditionSet | None = None) -> list[TraceRow]:
+    """Final rows of every trace file, checked against `benchmark` and `conditions` (default: the built-ins),
+    sorted by model, cluster, condition (in the conditions' order)."""
+    defined = conditions or builtin()
     outputs: dict[tuple[str, str], TraceRow] = {}
     given_in: dict[tuple[str, str], Path] = {}
     for path in trace_files(paths):
@@ -50,7 +66,7 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
         model_of(trace)  # one model per file, as the scorer requires
         for rid, row in trace.final.items():
             where = trace.where[rid]
-            BUILTIN_ONLY.get(row.condition, where)
+            condition = defined.get(row.condition, where)
             if row.cluster not in benchmark.by_name:
                 raise UserError(f"{where}: cluster {shown(row.cluster)} is not in the benchmark "
                                 "(traces from another benchmark version?)")
@@ -58,13 +74,20 @@ def read_outputs(paths, benchmark: Benchmark) -> list[TraceRow]:
                 raise UserError(f"{where}: rendered from benchmark {row.benchmark_sha256[:12]}…, but data/benchmark "
                                 f"is {benchmark.sha256[:12]}…; check traces against the benchmark they were "
                                 "made from")
+            if not condition.builtin and not condition.later and row.message_sha256:
+                # its markers decide what counts as an echo: the definition must be the one it was sent with
+                sent = defined.conversation(condition.name, benchmark.by_name[row.cluster]).sha256
+                if row.message_sha256 != sent:
+                    raise UserError(f"{where}: the message sent (message_sha256 {row.message_sha256[:12]}…) is not "
+                                    f"condition {shown(row.condition)}'s message as it is defined now "
+                                    f"({sent[:12]}…); check with the condition file the traces were collected with")
             key = (row.model, row.id)
             if key in outputs:
                 raise UserError(f"{where}: model {shown(row.model)} already has a final row for {shown(row.id)} "
                                 f"in {given_in[key]}; give each model's trace once")
             outputs[key] = row
             given_in[key] = path
-    order = {c: i for i, c in enumerate(CONDITIONS)}
+    order = {c: i for i, c in enumerate(defined.names)}
     return sorted(outputs.values(), key=lambda o: (o.model, o.cluster, order[o.condition]))
 
 
@@ -74,8 +97,9 @@ def readable(output: str) -> bool:
     return len(output) <= MAX_OUTPUT_CHARS
 
 
-def edited_text(row: TraceRow, cluster: Cluster) -> str | None:
-    """The edited text of a usable output (the scorer's extraction), or None when there is none.
+def edited_text(row: TraceRow, cluster: Cluster, markers: Markers = BOUNDARY) -> str | None:
+    """The edited text of a usable output (the scorer's extraction, cut at `markers`, those of the row's
+    condition: `markers_of`; default the boundary markers, every built-in condition's), or None when there is none.
 
     Usable means what it means for the absorption labels: the runner judged the
     reply ok, it is no longer than the kit reads (`readable`) and the extraction
@@ -83,5 +107,5 @@ def edited_text(row: TraceRow, cluster: Cluster) -> str | None:
     """
     if row.status != "ok" or row.output is None or not readable(row.output):
         return None
-    text = extract(row.output, cluster.artifact, cluster.genre).text
+    text = extract(row.output, cluster.artifact, cluster.genre, markers).text
     return text if text.strip() else None

@@ -28,7 +28,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-from common.records import CONDITIONS, TraceRow
+from benchmark.conditions import ConditionSet, builtin
+from common.records import TraceRow
 
 DEFAULT_MAX_DAYS = 7.0
 
@@ -92,12 +93,13 @@ def answered(row: TraceRow) -> datetime | None:
     return row.attempts[-1].started() if row.attempts else None
 
 
-def by_condition(outputs: list[TraceRow]) -> list[ConditionProvenance]:
-    """One entry per (model, condition) present, models sorted, conditions in benchmark order."""
+def by_condition(outputs: list[TraceRow], conditions: ConditionSet | None = None) -> list[ConditionProvenance]:
+    """One entry per (model, condition) present, models sorted, conditions in the order of `conditions` (default:
+    the built-ins, in the benchmark's order; a condition file's follow, in the file's)."""
     groups: dict[tuple[str, str], list[TraceRow]] = {}
     for item in outputs:
         groups.setdefault((item.model, item.condition), []).append(item)
-    order = {c: i for i, c in enumerate(CONDITIONS)}
+    order = {c: i for i, c in enumerate((conditions or builtin()).names)}
     result = []
     for (model, condition), items in sorted(groups.items(), key=lambda g: (g[0][0], order[g[0][1]])):
         status = Counter(i.status for i in items)

@@ -10,29 +10,25 @@ only times in the output are those read from the traces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmark import dataset
+from benchmark.conditions import ConditionSet
 from common import jsonl
 from common.records import Cluster
 from stats.labels import load_labels
 from stats.render import Table, write_tables
 from validity import functional, provenance, specs
-from validity.inputs import BUILTIN_ONLY, read_outputs
+from validity.checked import Checked, Options, check_outputs, data_notes, marker_notes, parse_notes
+from validity.contrasts import clean_contrast_rows, clean_contrasts_table, versus
+from validity.inputs import read_outputs
 from validity.sandbox import DEFAULT_LIMITS, Limits
 from validity.sensitivity import provenance_sensitivity_table
 from validity.tables import (
-    Checked,
-    Options,
-    check_outputs,
-    clean_contrast_rows,
-    clean_contrasts_table,
-    data_notes,
     flags_table,
     functional_outcomes,
     functional_table,
-    parse_notes,
     provenance_table,
     similarity_table,
     syntax_as_returned_table,
@@ -56,44 +52,54 @@ class ValidityReport:
 
 
 def build(paths, *, execute: bool = False, options: Options = DEFAULT_OPTIONS, limits: Limits = DEFAULT_LIMITS,
-          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None, labels=None) -> ValidityReport:
+          kernel: str = "auto", data_dir: Path = dataset.DATA_DIR, progress=None, labels=None,
+          conditions: ConditionSet | None = None) -> ValidityReport:
     """The validity tables of the traces in `paths`; with `labels` (label files or directories) also the
-    sensitivity of the absorption contrasts to the provenance-flagged models (`validity.sensitivity`)."""
+    sensitivity of the absorption contrasts to the provenance-flagged models (`validity.sensitivity`).
+
+    `conditions` (`benchmark.conditions.load`, default the built-ins) are the conditions the traces may hold:
+    a condition file's are checked like the built-in ones, each treatment against its own control; give a
+    study's trace file together with the model's built-in one, whose clean rows its treatments pair with."""
+    if conditions is not None:
+        options = replace(options, conditions=conditions)
+    defined = options.defined
     benchmark = dataset.load(data_dir)
     clusters = benchmark.by_name
-    outputs = read_outputs(paths, benchmark)
-    checked = check_outputs(outputs, clusters)
-    notes = data_notes(checked)
+    outputs = read_outputs(paths, benchmark, defined)
+    checked = check_outputs(outputs, clusters, defined)
+    notes = data_notes(checked, options)
     models = tuple(sorted({o.model for o in outputs}))
     code_sources = tuple(sorted({c.source for c in benchmark.clusters if c.genre == "code"}))
-    entries = provenance.by_condition(outputs)
+    entries = provenance.by_condition(outputs, defined)
     model_flags = provenance.flags(entries, options.max_days)
     syntax_notes = [*notes, *parse_notes(checked)]
+    echo_notes = [*marker_notes(checked, options), *syntax_notes]  # what an echo is: the two syntax tables
+    invalid = clean_contrast_rows(syntax_outcomes(checked), models, options)
+    returned = clean_contrast_rows(syntax_outcomes(checked, as_returned=True), models, options)
     tables = [
-        syntax_table(checked, code_sources, options, syntax_notes),
-        clean_contrasts_table(specs.SYNTAX_CONTRASTS, "Invalid code: each condition vs clean",
-                              clean_contrast_rows(syntax_outcomes(checked), models, options),
-                              "the edited code does not parse", options, syntax_notes),
-        syntax_as_returned_table(checked, code_sources, options, syntax_notes),
+        syntax_table(checked, code_sources, options, echo_notes),
+        clean_contrasts_table(specs.SYNTAX_CONTRASTS, f"Invalid code: each condition vs {versus(invalid)}",
+                              invalid, "the edited code does not parse", options, syntax_notes),
+        syntax_as_returned_table(checked, code_sources, options, echo_notes),
         clean_contrasts_table(specs.SYNTAX_AS_RETURNED_CONTRASTS,
-                              "Code invalid as returned: each condition vs clean",
-                              clean_contrast_rows(syntax_outcomes(checked, as_returned=True), models, options),
-                              "the reply as returned does not parse", options, syntax_notes),
+                              f"Code invalid as returned: each condition vs {versus(returned)}",
+                              returned, "the reply as returned does not parse", options, syntax_notes),
         similarity_table(checked, clusters, options, notes),
         provenance_table(entries, len(clusters), notes),
         flags_table(model_flags, options, notes),
     ]
     if labels is not None:
-        tables.append(provenance_sensitivity_table(load_labels(labels, BUILTIN_ONLY)[0], model_flags, options))
+        tables.append(provenance_sensitivity_table(load_labels(labels, defined)[0], model_flags, options))
     functional_items = None
     if execute:
         tested = {c.cluster for c in benchmark.clusters if c.tests}
         verdicts, controls = run_functional(checked, clusters, tested, limits, kernel, progress)
+        passing = clean_contrast_rows(functional_outcomes(checked, tested, verdicts), models, options)
         tables += [
             functional_table(checked, tested, verdicts, controls, limits, options, notes),
-            clean_contrasts_table(specs.FUNCTIONAL_CONTRASTS, "Passing the unit tests: each condition vs clean",
-                                  clean_contrast_rows(functional_outcomes(checked, tested, verdicts), models, options),
-                                  "the edited function passes its unit tests", options, notes),
+            clean_contrasts_table(specs.FUNCTIONAL_CONTRASTS, f"Passing the unit tests: each condition vs "
+                                  f"{versus(passing)}", passing, "the edited function passes its unit tests",
+                                  options, notes),
         ]
         functional_items = tuple(
             [{"kind": "output", "model": model, "id": rid, "outcome": r.outcome, "detail": r.detail}

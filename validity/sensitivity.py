@@ -16,18 +16,20 @@ from __future__ import annotations
 from stats.labels import LabelSet
 from stats.render import Table
 from stats.sensitivity import models_left_out, sensitivity_rows, sensitivity_table
-from stats.tables import CONTRASTS, data_notes
+from stats.tables import data_notes
+from validity.checked import Options
 from validity.provenance import ModelFlags
 from validity.specs import SENSITIVITY
-from validity.tables import Options
 
 
 def provenance_sensitivity_table(labels: LabelSet, flags: list[ModelFlags], options: Options) -> Table:
     """Each absorption contrast per model: the reference (all models, as `contrasts.csv`) next to the same
     contrast with every flagged model left out and Holm recomputed over the others.
 
-    A model with labels but no traces has no provenance to judge: it is kept, and a note says so.
+    A model with labels but no traces has no provenance to judge: it is kept, and a note says so. The contrasts
+    are those of `options.defined`: the built-in ones, then a condition file's.
     """
+    contrasts = options.defined.contrasts
     known = {f.model for f in flags}
     left_out = {f.model: "; ".join(f.reasons) for f in flags if f.flagged and f.model in labels.models}
     alternative = models_left_out(labels, left_out)
@@ -35,7 +37,7 @@ def provenance_sensitivity_table(labels: LabelSet, flags: list[ModelFlags], opti
     unknown = [m for m in labels.models if m not in known]
     if unknown:
         notes.append(f"No traces for {', '.join(unknown)}: provenance unknown, kept.")
-    notes += data_notes(labels)
-    rows = sensitivity_rows(labels, [alternative], CONTRASTS, options.stats)
+    notes += data_notes(labels, contrasts)
+    rows = sensitivity_rows(labels, [alternative], contrasts, options.stats)
     return sensitivity_table(rows, options.stats, notes, spec=SENSITIVITY,
                              title="Sensitivity of each contrast to models with provenance flags")

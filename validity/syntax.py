@@ -25,12 +25,18 @@ took 2.2 GB), and no edit of the benchmark's artifacts (at most a few thousand
 characters) comes near the bound. Such an output has neither reading and is left
 out of the syntax tables' n, which say how many were (`validity.tables.parse_notes`).
 
-A marker line is what the scorer cuts at (`scorer.extract.is_marker_line`): a
-line that normalises to "begin text" or "end text", so any case and any
-punctuation around or between the two words: `-----END TEXT-----`,
-`**BEGIN TEXT**`, `# --- END TEXT ---`. The scorer's extraction already cuts at
-the first BEGIN and the last END marker line, so a marker line left in the
-edited text is a misplaced or repeated one.
+A marker line is what the scorer cuts at (`scorer.extract.is_marker_line`): by
+default (every built-in condition) a line that normalises to "begin text" or
+"end text", so any case and any punctuation around or between the two words:
+`-----END TEXT-----`, `**BEGIN TEXT**`, `# --- END TEXT ---`. A condition
+file's condition is read with its own `Markers` too (its open and close lines,
+as the extraction cuts at them: `<document>`, restyled or not), so that an
+echo is counted by the same lines the labels' extraction cut at; code fences
+are not among them (`scorer.markercut.Markers.of`): models fence code under
+every condition, and the as-returned reading already removes a fence that
+wraps the whole reply. The scorer's extraction already cuts at the first
+opening and the last closing marker line, so a marker line left in the edited
+text is a misplaced or repeated one.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import warnings
 from dataclasses import dataclass
 
 from scorer.extract import is_marker_line
+from scorer.markercut import BOUNDARY, Markers
 
 # The longest reply whose code is parsed: at a few hundred bytes per character, some tens of megabytes at most.
 MAX_PARSED_CHARS = 100_000
@@ -81,12 +88,14 @@ class ReplyCheck:
         return not self.parses and self.parses_without_markers
 
 
-def has_marker_line(text: str) -> bool:
-    return any(is_marker_line(line) for line in text.splitlines())
+def has_marker_line(text: str, markers: Markers = BOUNDARY) -> bool:
+    """Whether `text` has a line that is one of `markers` (default: BEGIN TEXT or END TEXT), restyled or not."""
+    return any(is_marker_line(line, markers) for line in text.splitlines())
 
 
-def remove_marker_lines(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not is_marker_line(line))
+def remove_marker_lines(text: str, markers: Markers = BOUNDARY) -> str:
+    """`text` without its lines that are one of `markers`, the other lines in order."""
+    return "\n".join(line for line in text.splitlines() if not is_marker_line(line, markers))
 
 
 def parse_error(source: str) -> str | None:
@@ -141,30 +150,38 @@ def as_returned(reply: str) -> tuple[str, bool]:
     return text, False  # never closed: the opening fence is part of what was returned
 
 
-def check_reply(reply: str) -> ReplyCheck:
-    """The reply as returned: does it parse, and does it once its echoed marker lines are removed?
+def check_reply(reply: str, markers: Markers = BOUNDARY) -> ReplyCheck:
+    r"""The reply as returned: does it parse, and does it once its echoed marker lines (of `markers`, the
+    condition's) are removed?
 
     The second reading applies `as_returned` to the reply less its marker lines,
     so a pair of markers echoed around a fenced block is as removable as one
     echoed inside it.
+
+    >>> check_reply("<document>\nx = 1\n</document>", Markers.of("<document>", "</document>")).recovered
+    True
+    >>> check_reply("<document>\nx = 1\n</document>").echoes_marker  # not a boundary marker
+    False
     """
     text, fenced = as_returned(reply)
     error = parse_error(text)
-    echoes = has_marker_line(reply)
+    echoes = has_marker_line(reply, markers)
     return ReplyCheck(
         fenced=fenced, parses=error is None, error=error, echoes_marker=echoes,
         parses_without_markers=(error is None) if not echoes
-        else parse_error(as_returned(remove_marker_lines(reply))[0]) is None)
+        else parse_error(as_returned(remove_marker_lines(reply, markers))[0]) is None)
 
 
-def check(reply: str, edited: str) -> SyntaxCheck:
-    """The three measures for one usable output: the raw reply and its extracted edited text."""
+def check(reply: str, edited: str, markers: Markers = BOUNDARY) -> SyntaxCheck:
+    """The three measures for one usable output: the raw reply and its extracted edited text; a marker line is
+    one of `markers`, those of the condition the reply answers (default: BEGIN TEXT and END TEXT)."""
     error = parse_error(edited)
-    in_text = has_marker_line(edited)
+    in_text = has_marker_line(edited, markers)
     return SyntaxCheck(
         parses=error is None,
         error=error,
-        echoes_marker=in_text or has_marker_line(reply),
+        echoes_marker=in_text or has_marker_line(reply, markers),
         marker_in_text=in_text,
-        parses_without_markers=(error is None) if not in_text else parse_error(remove_marker_lines(edited)) is None,
+        parses_without_markers=(error is None) if not in_text
+        else parse_error(remove_marker_lines(edited, markers)) is None,
     )

@@ -8,135 +8,34 @@ and written by the same contrast table builder (`stats.contrasts.paired_contrast
 intervals are formatted by `stats.render.interval_text`.
 Tables are `stats.render.Table`s, so CSV, Markdown and LaTeX come out exactly
 as the absorption tables do. Models are sorted, conditions follow the
-benchmark's order, sources are sorted: the same traces give the same bytes.
+benchmark's order (then a condition file's, in its order), sources are sorted:
+the same traces give the same bytes. The checked outputs and the notes every
+table shares are validity/checked.py's; each treatment against its control,
+validity/contrasts.py's.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 
-from common.plural import plural
-from common.records import CONDITIONS, MAX_OUTPUT_CHARS, TREATMENTS, Cluster, TraceRow
-from stats.contrasts import ContrastRow, paired_contrast_rows, paired_contrasts_table
+from common.records import Cluster
 from stats.paired import mcnemar_exact
 from stats.rates import NAN, proportion
 from stats.render import Column, Table, interval_text, percent
-from stats.schema import TableSpec
-from stats.settings import TableSettings
-from validity import provenance, similarity, syntax
-from validity.inputs import edited_text, format_time, readable
+from validity import provenance, similarity
+from validity.checked import Checked, Options, later_notes, order
+from validity.contrasts import clean_contrast_rows as clean_contrast_rows  # where the tests have found it
+from validity.contrasts import clean_contrasts_table as clean_contrasts_table
+from validity.inputs import format_time
 from validity.sandbox import OUTCOMES, Limits, RunResult
 from validity.specs import FUNCTIONAL, PROVENANCE, PROVENANCE_FLAGS, SIMILARITY, SYNTAX, SYNTAX_AS_RETURNED
 
+__all__ = ["ALL", "Options", "clean_contrast_rows", "clean_contrasts_table", "flags_table", "functional_outcomes",
+           "functional_table", "provenance_table", "similarity_table", "syntax_as_returned_table", "syntax_outcomes",
+           "syntax_table"]
+
 ALL = "all"  # the source value of rows pooling every source
-CLEAN_CONTRASTS = tuple((treatment, "clean") for treatment in TREATMENTS)
-
-
-@dataclass(frozen=True)
-class Options:
-    confidence: float = 0.95
-    alpha: float = 0.05
-    max_days: float = provenance.DEFAULT_MAX_DAYS
-
-    @property
-    def stats(self) -> TableSettings:
-        return TableSettings(confidence_level=self.confidence, alpha=self.alpha)
-
-
-@dataclass(frozen=True)
-class Checked:
-    """One output with the checks that apply to it (None where a check does not apply or it is unusable)."""
-
-    output: TraceRow  # the final trace row
-    source: str
-    genre: str
-    edited: str | None  # the extracted edited text of a usable output
-    syntax: syntax.SyntaxCheck | None  # code clusters: the edited text
-    reply_syntax: syntax.ReplyCheck | None  # code clusters: the reply as returned (the same outputs)
-    chrf: float | None  # clusters with a reference edit
-    unchanged: bool | None
-    has_reference: bool
-
-    @property
-    def usable(self) -> bool:
-        return self.edited is not None
-
-
-def check_outputs(outputs: list[TraceRow], clusters: dict[str, Cluster]) -> list[Checked]:
-    """Run the offline checks (syntax, similarity) on every output."""
-    checked = []
-    for item in outputs:
-        cluster = clusters[item.cluster]
-        edited = edited_text(item, cluster)
-        code = cluster.genre == "code"
-        reference = cluster.reference
-        parsed = code and edited is not None and syntax.parsable(item.output)
-        checked.append(Checked(
-            output=item, source=cluster.source, genre=cluster.genre, edited=edited,
-            syntax=syntax.check(item.output, edited) if parsed else None,
-            reply_syntax=syntax.check_reply(item.output) if parsed else None,
-            chrf=similarity.chrf(edited, reference) if reference and edited is not None else None,
-            unchanged=similarity.unchanged(edited, cluster.artifact) if edited is not None else None,
-            has_reference=bool(reference)))
-    return checked
-
-
-# ---------------------------------------------------------------- shared pieces
-
-
-def _order(conditions) -> tuple[str, ...]:
-    """The benchmark's condition order, restricted to those given."""
-    present = set(conditions)
-    return tuple(c for c in CONDITIONS if c in present)
-
-
-def data_notes(checked: list[Checked]) -> list[str]:
-    """Gaps every table shares: conditions a model lacks, a missing clean condition."""
-    notes = []
-    models = sorted({c.output.model for c in checked})
-    present = _order(c.output.condition for c in checked)
-    for model in models:
-        have = {c.output.condition for c in checked if c.output.model == model}
-        absent = [c for c in present if c not in have]
-        if absent:
-            notes.append(f"Model {model} has no outputs for condition(s): {', '.join(absent)}.")
-    if checked and "clean" not in present:
-        notes.append("No clean outputs: no contrast with clean can be computed.")
-    unread = sum(c.output.status == "ok" and c.output.output is not None and not readable(c.output.output)
-                 for c in checked)
-    if unread:
-        notes.append(f"{unread:,} {plural(unread, 'output is', 'outputs are')} longer than the "
-                     f"{MAX_OUTPUT_CHARS:,} characters the kit reads: unusable here, as in the labels.")
-    return notes
-
-
-def parse_notes(checked: list[Checked]) -> list[str]:
-    """The syntax tables' own note: usable code outputs too long to parse (`syntax.MAX_PARSED_CHARS`)."""
-    unparsed = sum(c.genre == "code" and c.usable and c.syntax is None for c in checked)
-    if not unparsed:
-        return []
-    return [f"{unparsed:,} usable {plural(unparsed, 'output')} of a code cluster {plural(unparsed, 'was', 'were')} "
-            f"not parsed: longer than {syntax.MAX_PARSED_CHARS:,} characters, more than the syntax check parses "
-            "(ast.parse keeps a few hundred bytes per character); left out of n."]
-
-
-def clean_contrast_rows(outcomes: dict[tuple[str, str], dict[str, bool | None]], models, options: Options
-                        ) -> list[ContrastRow]:
-    """Each treatment vs clean, per model, Holm-adjusted across the models of each contrast."""
-    return paired_contrast_rows(outcomes, models, CLEAN_CONTRASTS, options.stats)
-
-
-def clean_contrasts_table(spec: TableSpec, title: str, rows: list[ContrastRow], what: str, options: Options,
-                          notes: list[str]) -> Table:
-    """The statistics stage's contrast table, with a method note saying what b and c count here."""
-    method = (f"Paired on clusters usable under both conditions (n). Outcome: {what}. b: the outcome only under "
-              "the treatment; c: only under clean; Diff = (b - c)/n in percentage points (treatment minus "
-              f"clean), with a {options.confidence:.0%} Newcombe (1998) hybrid score interval. p McNemar: exact "
-              "two-sided binomial test on the discordant pairs; p perm.: paired sign-flip permutation test; p Holm: "
-              f"Holm-adjusted McNemar p across the models of each contrast; Sig.: p Holm < {options.alpha:g}.")
-    return paired_contrasts_table(rows, options.stats, notes, spec=spec, title=title, method=method)
 
 
 # ---------------------------------------------------------------- syntax
@@ -160,7 +59,7 @@ def syntax_outcomes(checked: list[Checked], as_returned: bool = False
 def syntax_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
     code = [c for c in checked if c.genre == "code"]
     models = sorted({c.output.model for c in checked})
-    conditions = _order(c.output.condition for c in code)
+    conditions = order({c.output.condition for c in code}, options)
     rows, shown = [], []
     for model in models:
         for source in (ALL, *code_sources):
@@ -199,7 +98,7 @@ def syntax_as_returned_table(checked: list[Checked], code_sources, options: Opti
     """The original benchmark's measure (the reply as returned), beside the kit's (the edited text), same outputs."""
     code = [c for c in checked if c.genre == "code"]
     models = sorted({c.output.model for c in checked})
-    conditions = _order(c.output.condition for c in code)
+    conditions = order({c.output.condition for c in code}, options)
     rows, shown = [], []
     for model in models:
         for source in (ALL, *code_sources):
@@ -260,7 +159,7 @@ def functional_table(checked: list[Checked], tested: set[str], verdicts: dict[tu
                      notes: list[str]) -> Table:
     group_of = [c for c in checked if c.output.cluster in tested]
     models = sorted({c.output.model for c in checked})
-    conditions = _order(c.output.condition for c in group_of)
+    conditions = order({c.output.condition for c in group_of}, options)
     rows, shown = [], []
     for model in models:
         for condition in conditions:
@@ -310,21 +209,24 @@ def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], optio
     scored = [c for c in checked if c.chrf is not None]
     with_reference = sorted({c.source for c in clusters.values() if c.reference})
     models = sorted({c.output.model for c in checked})
-    conditions = _order(c.output.condition for c in checked if clusters[c.output.cluster].reference)
+    conditions = order({c.output.condition for c in checked if clusters[c.output.cluster].reference}, options)
+    defined = options.defined
     rows = []
     for model in models:
         for source in with_reference:
             mine = [c for c in scored if c.output.model == model and c.source == source]
-            clean = {c.output.cluster: c.chrf for c in mine if c.output.condition == "clean"}
             for condition in conditions:
                 group = [c for c in mine if c.output.condition == condition]
                 mean = math.fsum(c.chrf for c in group) / len(group) if group else NAN
-                unchanged = sum(bool(c.unchanged) for c in group)
-                if condition == "clean":
+                # a later turn edits the model's own reply: "unchanged from the artifact" means nothing for it
+                unchanged = None if defined.get(condition).later else sum(bool(c.unchanged) for c in group)
+                control = defined.control_of(condition)  # clean, or the treatment's own (later-control)
+                if control is None:
                     rows.append((model, source, condition, len(group), mean, unchanged, None, None, None, None,
                                  None))
                     continue
-                diffs = [c.chrf - clean[c.output.cluster] for c in group if c.output.cluster in clean]
+                paired = {c.output.cluster: c.chrf for c in mine if c.output.condition == control}
+                diffs = [c.chrf - paired[c.output.cluster] for c in group if c.output.cluster in paired]
                 higher, lower = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
                 rows.append((model, source, condition, len(group), mean, unchanged, len(diffs),
                              math.fsum(diffs) / len(diffs) if diffs else NAN, higher, lower,
@@ -342,7 +244,12 @@ def similarity_table(checked: list[Checked], clusters: dict[str, Cluster], optio
               "p sign test: exact two-sided sign test on those.")
     base = ("An unedited artifact scores (mean chrF against the reference, x100): " + "; ".join(baseline) + "."
             if baseline else "No cluster has a reference edit.")
-    return SIMILARITY.table("Edit completion: chrF against the reference edit", rows, (method, base, *notes))
+    own = sorted({f"{name} against {control}" for name in conditions
+                  if (control := defined.control_of(name)) not in (None, "clean")})
+    controls = ([f"Diff vs clean, pairs, higher, lower: a treatment with a control of its own is compared with that "
+                 f"control, not clean ({', '.join(own)})."] if own else [])
+    return SIMILARITY.table("Edit completion: chrF against the reference edit", rows,
+                            (method, base, *controls, *later_notes(checked, options), *notes))
 
 
 # ---------------------------------------------------------------- provenance
