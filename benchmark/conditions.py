@@ -42,7 +42,7 @@ class ConditionSet:
     conditions: tuple[Condition, ...]
     contrasts: tuple[tuple[str, str], ...]  # (first, second), the built-in ones first
     files: tuple[str, ...] = ()  # the user's condition files read (none: the built-ins only)
-    # For a stage that reads the built-in conditions only (validity, review): why it refuses any other, which
+    # For a stage that reads the built-in conditions only (review): why it refuses any other, which
     # no --conditions FILE would change, so the refusal must not suggest one (`builtin_only`).
     refusal: str | None = None
 

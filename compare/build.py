@@ -197,9 +197,9 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
         provenance = {"family": family, PANEL: all_report.provenance}
     combined, _ = load_labels([inputs.released_labels, *mine], defined)
     print("compare: building the validity tables (released and yours; the functional check is not run)", file=log)
-    if conditions is not None:  # the validity checks read the built-in conditions only
-        notes = (*notes, "Validity tables not built: --conditions adds conditions the validity checks do not read; "
-                         "run 'seam.py validity' on the built-in conditions' traces.")
+    if conditions is not None:  # not yet merged with the release's here; seam.py validity reads them (VALIDITY.md)
+        notes = (*notes, "Validity tables not built by compare with --conditions: run 'seam.py validity' on your "
+                         "trace files with the same --conditions FILE.")
         items = ()
     elif family == "own":
         rel_validity = validity_report.build(inputs.released_traces, labels=[inputs.released_labels])

@@ -47,8 +47,8 @@ def add_commands(subparsers) -> None:
                              "(a number above 0; default 7)")
     parser.add_argument("--conditions", default=None, metavar="FILE", type=condition_file,
                         help="a condition file (TOML) defining the traces' other conditions, their markers and "
-                             "controls (docs/CONDITIONS.md); pass its traces with the model's built-in trace file, "
-                             "whose clean outputs its treatments are compared with")
+                             "controls (docs/CONDITIONS.md); pass its traces with the model's built-in trace file: "
+                             "each treatment is compared with its control's outputs (clean's are there)")
     parser.add_argument("--labels", nargs="+", metavar="LABELS", default=None,
                         help="label files (or directories of them) scored from these traces: also write "
                              "validity_sensitivity, the absorption contrasts with the flagged models left out")
