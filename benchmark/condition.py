@@ -42,7 +42,7 @@ class Condition:
     """One condition: which comment trails the paste and how the message is laid out around it."""
 
     name: str
-    pool: str  # "none" (clean only), "casual" or "native"
+    pool: str  # "none" (a control: clean, or a condition file's), "casual" or "native"
     breaks: int  # line breaks between the paste and the comment; 0 exactly for pool "none"
     sentence: str | None  # a sentence added to the instruction, after one space
     open: str | None  # a line before the artifact

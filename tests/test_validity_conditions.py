@@ -169,3 +169,12 @@ def test_without_conditions_the_built_in_tables_are_the_same_bytes(files, tmp_pa
     assert names == sorted(p.name for p in (tmp_path / "with").iterdir())
     match, mismatch, errors = filecmp.cmpfiles(tmp_path / "plain", tmp_path / "with", names, shallow=False)
     assert (mismatch, errors) == ([], [])
+
+
+def test_a_study_file_given_without_the_built_in_one_is_told_which_file_to_add(files, tmp_path):
+    conditions, _, study = files
+    out = tmp_path / "out"
+    assert run(study, "--conditions", conditions, "--out", out) == 0
+    markdown = (out / "validity_syntax_contrasts.md").read_text()
+    assert ("No clean outputs: no contrast with clean can be computed. A condition file's treatments are compared "
+            "with the model's clean outputs in its built-in trace file: give it beside the study's.") in markdown

@@ -107,7 +107,10 @@ def data_notes(checked: list[Checked], options: Options | None = None) -> list[s
         if control is not None and control not in present:
             needed.setdefault(control, []).append(name)
     for control, treatments in needed.items():
-        notes.append("No clean outputs: no contrast with clean can be computed." if control == "clean" else
+        notes.append("No clean outputs: no contrast with clean can be computed." + (
+            " A condition file's treatments are compared with the model's clean outputs in its built-in trace "
+            "file: give it beside the study's." if any(not defined.get(t).builtin for t in treatments) else "")
+                     if control == "clean" else
                      f"No {control} outputs: {', '.join(treatments)} cannot be compared with {control}, "
                      f"{plural(len(treatments), 'its', 'their')} control.")
     unread = sum(c.output.status == "ok" and c.output.output is not None and not readable(c.output.output)
