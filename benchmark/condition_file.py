@@ -31,7 +31,8 @@ MAX_REPLY_TEXT = 20_000  # characters of a fixed assistant turn
 MAX_FOLLOW_UPS = 20
 KEYS = ("pool", "breaks", "sentence", "open", "close", "marking", "phrase", "plural", "same_prefix_as",
         "same_suffix_as", "system", "turns", "reply", "reply_text", "follow_up", "control")
-TOP_KEYS = ("contrasts", "conditions")
+TOP_KEYS = ("contrasts", "recovered", "conditions")
+MAX_RECOVERED = 5
 
 
 LISTED = 20  # names an error lists at most: a file of 10,000 conditions made a 69 kB error line
@@ -50,18 +51,19 @@ def listed(names: list[str]) -> str:
 
 
 def read_file(path: Path, *, known: tuple[Condition, ...], known_contrasts: tuple[tuple[str, str], ...] = (),
-              builtin: bool = False) -> tuple[list[Condition], list[tuple[str, str]]]:
-    """The conditions and contrasts a file defines, checked; `known` and `known_contrasts` are those defined
-    before it (the built-ins)."""
+              builtin: bool = False
+              ) -> tuple[list[Condition], list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The conditions, contrasts and recovered shares a file defines, checked; `known` and `known_contrasts` are
+    those defined before it (the built-ins)."""
     data = read_toml(path)
     for key in data:
         if key not in TOP_KEYS:
-            raise UserError(f"{path}: unknown key {shown(key)}; a condition file holds 'contrasts' and "
+            raise UserError(f"{path}: unknown key {shown(key)}; a condition file holds 'contrasts', 'recovered' and "
                             "[conditions.NAME] tables (docs/CONDITIONS.md)")
     tables = data.get("conditions", {})
     if not isinstance(tables, dict):
         raise UserError(f"{path}: 'conditions' is {shown(tables)}, expected [conditions.NAME] tables")
-    if not tables and not data.get("contrasts"):
+    if not tables and not data.get("contrasts") and not data.get("recovered"):
         raise UserError(f"{path}: defines no condition and no contrast; add [conditions.NAME] tables "
                         "(docs/CONDITIONS.md)")
     if not builtin and len(tables) > MAX_USER_CONDITIONS:
@@ -88,7 +90,8 @@ def read_file(path: Path, *, known: tuple[Condition, ...], known_contrasts: tupl
             raise UserError(f"{path}: conditions.{condition.name}.same_suffix_as is {shown(condition.same_suffix_as)}, "
                             f"whose comment is {defined[condition.same_suffix_as].pool}, not {condition.pool}: "
                             "expected a condition with the same pool")
-    return conditions, _contrasts(path, data.get("contrasts", []), defined, known_contrasts)
+    return (conditions, _contrasts(path, data.get("contrasts", []), defined, known_contrasts),
+            _recovered(path, data.get("recovered", []), defined))
 
 
 def read_toml(path: Path) -> dict:
@@ -329,4 +332,31 @@ def _contrasts(path: Path, value, defined: dict[str, Condition], known_contrasts
                 listed = "built in" if pair in known else "listed" if how else "listed twice"
                 raise UserError(f"{at} is {shown(item)}: that contrast is {listed}{how} already")
         found.append((first, second))
+    return found
+
+
+def _recovered(path: Path, value, defined: dict[str, Condition]) -> list[tuple[str, str, str]]:
+    """The `recovered` shares: "CANDIDATE of BASE vs ORACLE", the share of the reduction from BASE to ORACLE that
+    CANDIDATE recovers (stats/recovered.py), as (candidate, base, oracle)."""
+    expected = ('a list of "CANDIDATE of BASE vs ORACLE" strings, e.g. ["guarded of newline vs boundary"], '
+                f"at most {MAX_RECOVERED}")
+    if not isinstance(value, list) or len(value) > MAX_RECOVERED:
+        raise UserError(f"{path}: recovered is {shown(value)}, expected {expected}")
+    found: list[tuple[str, str, str]] = []
+    for index, item in enumerate(value):
+        at = f"{path}: recovered[{index}]"
+        words = item.split() if isinstance(item, str) else []
+        if len(words) != 5 or words[1] != "of" or words[3] != "vs":
+            raise UserError(f"{at} is {shown(item)}, expected {expected}")
+        names = (words[0], words[2], words[4])
+        for name in names:
+            if name not in defined:
+                raise UserError(f"{at} is {shown(item)}: {name!r} is not defined here or built in")
+            if defined[name].pool == "none":
+                raise UserError(f"{at} is {shown(item)}: {name!r} has no comment, so no absorption to compare")
+        if len(set(names)) != 3:
+            raise UserError(f"{at} is {shown(item)}: expected three different conditions")
+        if names in found:
+            raise UserError(f"{at} is {shown(item)}: listed twice")
+        found.append(names)
     return found

@@ -45,6 +45,9 @@ class ConditionSet:
     # For a stage that reads the built-in conditions only (review): why it refuses any other, which
     # no --conditions FILE would change, so the refusal must not suggest one (`builtin_only`).
     refusal: str | None = None
+    # (candidate, base, oracle): the share of the reduction from base to oracle that candidate recovers
+    # (a condition file's `recovered`; stats/recovered.py). The built-in file lists none.
+    recovered: tuple[tuple[str, str, str], ...] = ()
 
     @cached_property
     def by_name(self) -> dict[str, Condition]:
@@ -181,7 +184,7 @@ class ConditionSet:
 @lru_cache(maxsize=1)
 def builtin() -> ConditionSet:
     """The built-in conditions (benchmark/conditions.toml), checked to be CONDITIONS in their order."""
-    conditions, contrasts = read_file(BUILTIN_FILE, known=(), builtin=True)
+    conditions, contrasts, _ = read_file(BUILTIN_FILE, known=(), builtin=True)
     names = tuple(c.name for c in conditions)
     if names != CONDITIONS:
         raise UserError(f"{BUILTIN_FILE}: defines {', '.join(names)}, expected {', '.join(CONDITIONS)} in this "
@@ -221,5 +224,6 @@ def load(path: str | Path | None) -> ConditionSet:
     base = builtin()
     if path is None:
         return base
-    conditions, contrasts = read_file(Path(path), known=base.conditions, known_contrasts=base.contrasts)
-    return ConditionSet(base.conditions + tuple(conditions), base.contrasts + tuple(contrasts), (str(path),))
+    conditions, contrasts, recovered = read_file(Path(path), known=base.conditions, known_contrasts=base.contrasts)
+    return ConditionSet(base.conditions + tuple(conditions), base.contrasts + tuple(contrasts), (str(path),),
+                        recovered=tuple(recovered))

@@ -10,11 +10,25 @@
 #                           in data/traces/MODEL.jsonl (--clean-traces), under the same scorer tiers as
 #                           the study's released labels (or, before there are any, the model's built-in ones)
 #   OUT/tables/             the tables of the model's built-in labels and the study's together: the rates of
-#                           every condition, the built-in contrasts and the condition file's
+#                           every condition, the built-in contrasts and the condition file's (and its recovered
+#                           shares, and the same request asked under two conditions, where any is), beside the
+#                           validity tables of every condition's outputs (seam.py validity, without --execute)
 #   OUT/report.html         the page of the same, every case of both
 # ./reproduce.sh runs it into a temporary folder and compares the three with the released ones byte for byte.
+#
+#   bash scripts/study.sh --collecting NAME OUT   # a look at a study still collecting: the same from the rows of
+#                                                 # data/studies/NAME/collecting/ so far, into OUT (not the study's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+folder=traces
+if [ "${1:-}" = --collecting ]; then
+  folder=collecting
+  shift
+  [ $# -eq 2 ] && [ -n "$2" ] || { echo "usage: bash scripts/study.sh --collecting NAME OUT" >&2; exit 2; }
+  case "$(realpath -m -- "$2")/" in
+    "$(realpath -m -- data)"/*) echo "study.sh: --collecting writes into a folder of yours, not under data/" >&2; exit 2 ;;
+  esac
+fi
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: bash scripts/study.sh NAME [OUT]" >&2
   exit 2
@@ -26,9 +40,9 @@ conditions="data/conditions/$name.toml"
 if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
 [ -f "$conditions" ] || { echo "study.sh: no condition file $conditions" >&2; exit 2; }
 shopt -s nullglob
-traces=("$study"/traces/*.jsonl)
+traces=("$study/$folder"/*.jsonl)
 if [ ${#traces[@]} -eq 0 ]; then
-  echo "study.sh: $study/traces/ holds no trace files yet (docs/CONDITIONS.md: how to collect them)" >&2
+  echo "study.sh: $study/$folder/ holds no trace files yet (docs/CONDITIONS.md: how to collect them)" >&2
   exit 2
 fi
 
@@ -39,6 +53,20 @@ for trace in "${traces[@]}"; do
   [ -f "data/traces/$model" ] || { echo "study.sh: $trace has no built-in traces data/traces/$model to pair with" >&2; exit 2; }
   [ -f "data/labels/$model" ] || { echo "study.sh: $trace has no built-in labels data/labels/$model to table with (python seam.py score data/traces/$model --out data/labels/$model)" >&2; exit 2; }
 done
+
+if [ "$folder" = collecting ]; then
+  # A collection may be appending to these files: every step below reads one copy of the rows so far, without a
+  # last line still being written.
+  mkdir -p "$out/traces"
+  copies=()
+  for trace in "${traces[@]}"; do
+    copy="$out/traces/$(basename "$trace")"
+    copies+=("$copy")
+    "$PY" -c 'import sys; data = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(data[:data.rfind(b"\n") + 1])' \
+      "$trace" "$copy"
+  done
+  traces=("${copies[@]}")
+fi
 
 labels=()   # the built-in labels of each model in the study, then the study's
 builtin=()  # the built-in traces of each model in the study
@@ -56,5 +84,10 @@ for trace in "${traces[@]}"; do
 done
 "$PY" seam.py tables "${labels[@]}" "$out/labels" --conditions "$conditions" \
   --traces "${builtin[@]}" "${traces[@]}" --out "$out/tables"
+# Edit integrity beside absorption: the validity checks of every condition's outputs, each treatment against its
+# control, into the same folder (the report shows them; the functional check, which executes model output, is
+# not run here: docs/VALIDITY.md).
+"$PY" seam.py validity "${builtin[@]}" "${traces[@]}" --conditions "$conditions" --labels "${labels[@]}" \
+  "$out/labels" --out "$out/tables"
 "$PY" seam.py report --conditions "$conditions" --labels "${labels[@]}" "$out/labels" \
   --traces "${builtin[@]}" "${traces[@]}" --tables "$out/tables" --out "$out/report.html"

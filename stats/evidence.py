@@ -38,6 +38,7 @@ class Evidence:
     trace_files: tuple[str, ...] = ()
     # treatment -> the control it is scored against, where that is not clean (a later turn's: docs/CONDITIONS.md)
     controls: Mapping[str, str] = field(default_factory=dict)
+    origins: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (model, request id) -> its trace file
 
 
 def benchmark_comments(data_dir: Path | None = None,
@@ -75,6 +76,12 @@ def read_outputs(paths) -> tuple[dict[tuple[str, str], TraceRow], tuple[str, ...
     >>> sorted(outputs), outputs[("m", "humaneval-001/clean")].status, len(files)
     ([('m', 'humaneval-001/clean')], 'ok', 1)
     """
+    outputs, files, _ = _read_outputs(paths)
+    return outputs, files
+
+
+def _read_outputs(paths) -> tuple[dict[tuple[str, str], TraceRow], tuple[str, ...], dict[tuple[str, str], str]]:
+    """`read_outputs`, and the file each row was read from, by the same key."""
     outputs: dict[tuple[str, str], TraceRow] = {}
     given_in: dict[tuple[str, str], Path] = {}
     files = jsonl.files_named(paths, "trace")
@@ -88,7 +95,7 @@ def read_outputs(paths) -> tuple[dict[tuple[str, str], TraceRow], tuple[str, ...
                                 f"{shown(rid)} in {given_in[key]}; give each model's trace once")
             outputs[key] = row
             given_in[key] = path
-    return outputs, tuple(str(path) for path in files)
+    return outputs, tuple(str(path) for path in files), {key: str(path) for key, path in given_in.items()}
 
 
 def read_evidence(trace_paths=None, conditions: ConditionSet | None = None) -> Evidence:
@@ -113,7 +120,7 @@ def read_evidence(trace_paths=None, conditions: ConditionSet | None = None) -> E
         return Evidence(controls=controls)
     if trace_paths is None:
         return Evidence(comments, digest, controls=controls)
-    outputs, files = read_outputs(trace_paths)
+    outputs, files, origins = _read_outputs(trace_paths)
     if not outputs:
         raise UserError(f"{', '.join(map(str, trace_paths))}: no trace rows (--traces)")
-    return Evidence(comments, digest, outputs, files, controls)
+    return Evidence(comments, digest, outputs, files, controls, origins)

@@ -13,6 +13,9 @@ docs/FORMATS.md lists exactly these columns (tests/test_table_specs.py keeps the
     RESOLUTION        resolution.csv        the smallest difference the design detects
     SENSITIVITY       sensitivity.csv       each contrast under alternative readings of the labels
     USAGE             usage.csv             requests, tokens, time and cost (with --traces; `seam.py usage`)
+    RECOVERED         recovered.csv         the share of an oracle's reduction a candidate recovers (a condition
+                                            file's `recovered`)
+    RERUNS            reruns.csv            the same request asked under two conditions (with --traces, where any is)
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from stats.render import Column
 from stats.schema import ORIGIN, Repeated, TableSpec
 
 __all__ = ["CLUSTERS", "CLUSTER_EXTREMES", "CONTRASTS", "DIRECTION", "ORIGIN", "PAIRED_VS_CLEAN", "RATES",
-           "RESAMPLING", "RESOLUTION", "SENSITIVITY", "SENSITIVITY_COLUMNS", "SOURCES", "SUMMARY", "TABLES", "USAGE"]
+           "RECOVERED", "RERUNS", "RESAMPLING", "RESOLUTION", "SENSITIVITY", "SENSITIVITY_COLUMNS", "SOURCES",
+           "SUMMARY", "TABLES", "USAGE"]
 
 _MODEL, _CONDITION = Column("model", "Model"), Column("condition", "Condition")
 _CONTRAST = Column("contrast", "Contrast")
@@ -100,4 +104,21 @@ USAGE = TableSpec("usage", (
     Column("reasoning_tokens", "Reasoning tokens", "int"), Column("cached_tokens", "Cached tokens", "int"),
     Column("time_s", "Time (s)", "float"), Column("cost_usd", "Cost (USD)", "float")))
 
-TABLES = (RATES, CONTRASTS, SUMMARY, SOURCES, CLUSTERS, CLUSTER_EXTREMES, RESAMPLING, RESOLUTION, SENSITIVITY, USAGE)
+# One row per model and share of a condition file's `recovered` list (stats/recovered.py).
+RECOVERED = TableSpec("recovered", (
+    _MODEL, Column("recovered", "Recovered"), Column("candidate", "Candidate"), Column("base", "Base"),
+    Column("oracle", "Oracle"), Column("n", "n", "int"), Column("base_absorbed", "Base absorbed", "int"),
+    Column("candidate_absorbed", "Candidate absorbed", "int"), Column("oracle_absorbed", "Oracle absorbed", "int"),
+    Column("discordant", "Candidate is not oracle", "int"), Column("reduction", "Candidate's reduction", "proportion"),
+    Column("oracle_reduction", "Oracle's reduction", "proportion"), Column("share", "Share", "proportion"),
+    *_INTERVAL, Column("bounded", "Bounded", "flag")))
+
+# One row per model, pair of conditions that sent the same message, and one or two trace files (stats/reruns.py).
+RERUNS = TableSpec("reruns", (
+    _MODEL, Column("pair", "Same message under"), Column("runs", "Asked in"),
+    Column("same_messages", "Clusters", "int"), Column("identical_outputs", "Identical outputs", "int"),
+    Column("n_pairs", "n", "int"), Column("b", "b", "int"), Column("c", "c", "int"),
+    Column("diff", "Diff", "proportion"), *_INTERVAL, Column("p_mcnemar", "p McNemar", "pvalue")))
+
+TABLES = (RATES, CONTRASTS, SUMMARY, SOURCES, CLUSTERS, CLUSTER_EXTREMES, RESAMPLING, RESOLUTION, SENSITIVITY, USAGE,
+          RECOVERED, RERUNS)

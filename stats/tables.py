@@ -23,7 +23,10 @@ from stats.labels import POOLED_CASUAL, LabelSet
 from stats.power import detectable_difference
 from stats.rates import NAN, proportion
 from stats.rates_figure import Point, Series, rates_figure
+from stats.recovered import METHOD as RECOVERED_METHOD
+from stats.recovered import recovered_table
 from stats.render import Column, Table, interval_text
+from stats.reruns import reruns, reruns_table
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
 from stats.specs import CLUSTER_EXTREMES, CLUSTERS, RATES, RESAMPLING, RESOLUTION, SOURCES
@@ -424,7 +427,9 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     `stats.evidence.Evidence`: the benchmark's comments, and the trace outputs when given) feeds the
     sensitivity analyses (`stats.sensitivity`), whose reference rows are the labels as scored and whose
     row (d) applies the exclusions; analyses whose inputs are missing are not computed, and the
-    sensitivity table says so. With the trace outputs, the usage table (`stats.usage`, costs at the prices of
+    sensitivity table says so. A condition file's `recovered` shares add the recovered table (stats/recovered.py),
+    and the trace outputs, where two conditions sent the same message, the reruns table (stats/reruns.py).
+    With the trace outputs, the usage table (`stats.usage`, costs at the prices of
     `usage`) totals what the run cost.
 
     >>> report = build_report(_example(), TableSettings(resamples=100))
@@ -462,6 +467,13 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
         resolution_table(labels, contrasts, settings, notes, wanted),
         sensitivity,
     )
+    recovered = recovered_table(labels.outcomes, labels.models, conditions.recovered, settings, notes)
+    if recovered.rows:
+        tables += (recovered,)
+    repeated = [] if evidence is None or evidence.outputs is None else reruns(
+        evidence.outputs, evidence.origins, labels.outcomes, conditions.order(labels.conditions), settings)
+    if repeated:
+        tables += (reruns_table(repeated, settings, notes),)
     if evidence is not None and evidence.outputs is not None:
         tables += (usage_table(list(evidence.outputs.values()), conditions.names, usage or UsageSettings()),)
     methods = sorted({r.result.permutation.method for r in contrasts if r.result.table.n})
@@ -487,6 +499,8 @@ def build_report(labels: LabelSet, settings: TableSettings = DEFAULT_SETTINGS, *
     }
     if exclusions is not None:
         provenance["exclusions"] = exclusions.provenance()
+    if recovered.rows:
+        provenance["recovered"] = {"interval": RECOVERED_METHOD, "shares": [list(r) for r in conditions.recovered]}
     if conditions_file is not None:
         provenance["conditions_file"] = conditions_file
     return AbsorptionReport(tables=tables, figure=figure(labels, settings, conditions.treatments),

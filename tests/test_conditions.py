@@ -124,7 +124,7 @@ def test_doctests_of_the_condition_modules_pass():
     ('[conditions.x]\npool = "casual"\nsame_suffix_as = "native"\n',
      r"conditions\.x\.same_suffix_as is 'native', whose comment is native, not casual"),
     ('[conditions.x]\npool = "casual"\n[other]\na = 1\n', r"mine\.toml: unknown key 'other'; a condition file holds "
-                                                          r"'contrasts' and \[conditions\.NAME\] tables"),
+                                                          r"'contrasts', 'recovered' and \[conditions\.NAME\] tables"),
     ('conditions = 3\n', r"mine\.toml: 'conditions' is 3, expected \[conditions\.NAME\] tables"),
     ('[conditions.x]\n', r"conditions\.x\.pool is missing"),
     ('[conditions]\n', r"mine\.toml: defines no condition and no contrast"),

@@ -226,6 +226,32 @@ def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anythin
                            "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
     assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
 
+def test_study_sh_collecting_reads_a_copy_without_a_torn_tail_and_never_writes_under_data(tmp_path):
+    """A look at a study still collecting: the rows so far, copied without the line being written, into a
+    folder of the user's; never the study's own folder (whose labels would then be taken for released ones)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
+    for name in ("data/conditions/x.toml", "data/traces/m.jsonl", "data/labels/m.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+    collecting = tmp_path / "data" / "studies" / "x" / "collecting" / "m.jsonl"
+    collecting.parent.mkdir(parents=True)
+    collecting.write_bytes(b'{"row": 1}\n{"row": 2}\n{"row": 3, "torn')
+
+    def run(*argv):
+        return subprocess.run(["bash", "scripts/study.sh", *argv], cwd=tmp_path,
+                              env=dict(os.environ, PY=sys.executable), capture_output=True, text=True)
+
+    for out in ("", "data/studies/x", "./data/studies/x/", "data", "data/elsewhere"):
+        done = run("--collecting", "x", out)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (out, done.stderr)
+    assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
+    done = run("--collecting", "x", "look")  # fails further on (no scripts here but study.sh), after the copy
+    assert done.returncode != 0
+    assert (tmp_path / "look" / "traces" / "m.jsonl").read_bytes() == b'{"row": 1}\n{"row": 2}\n'
+    assert collecting.read_bytes().endswith(b'"torn')  # the collection's file is untouched
+
+
 PARTS = ("seam.py", "reproduce.sh", "common", *dict.fromkeys(stage.split(".")[0] for stage in seam.STAGES),
          "scripts", "data")  # every stage seam.py imports, and the release
 
@@ -272,6 +298,8 @@ def test_a_released_study_is_regenerated_by_study_sh_and_compared_by_reproduce(t
     assert all(label["tiers_not_run"] in ([], ["entailment"]) for label in labels)  # lexical, as the built-in ones
     assert (study / "report.html").exists() and (study / "tables" / "contrasts.csv").exists()
     assert "newline vs xml-tags" in (study / "tables" / "contrasts.csv").read_text()
+    # edit integrity beside absorption: the validity tables of every condition, the file's too
+    assert ",xml-tags," in (study / "tables" / "validity_syntax.csv").read_text()
 
     done = _run(repo, "reproduce.sh")
     assert done.returncode == 0, done.stdout + done.stderr
