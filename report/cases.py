@@ -19,7 +19,7 @@ that reply too, the assistant's turn of its conversation (report/setups.py).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmark.conditions import Condition, ConditionSet, builtin
@@ -116,6 +116,14 @@ class _Traces:
     where: dict[str, str]
     paths: list[Path]
     lengths: dict[str, int]  # id -> the length of an output longer than MAX_OUTPUT_CHARS, kept cut (`bounded`)
+    files: dict[str, int] = field(default_factory=dict)  # id -> the index in `paths` of the file it came from
+
+    def control(self, treatment_id: str, control_id: str, control: str) -> TraceRow | None:
+        """The row a treatment was scored against, found as the scorer finds it (`scorer.inputs.TraceSet`):
+        clean's from any of the model's files, a condition file's own control from the treatment's file only."""
+        if control != "clean" and self.files.get(control_id) != self.files.get(treatment_id):
+            return None
+        return self.final.get(control_id)
 
 
 def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
@@ -136,6 +144,7 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
                                 f"(first at {mine.where[rid]}); give each model's trace once")
             mine.final[rid], length = bounded(row)
             mine.where[rid] = trace.where[rid]
+            mine.files[rid] = len(mine.paths)
             if length is not None:
                 mine.lengths[rid] = length
         mine.paths.append(Path(path))
@@ -173,8 +182,10 @@ def load(label_files: list[Path], trace_files: list[Path], benchmark: Benchmark,
                 raise UserError(f"{where}: no trace row {shown(label.id)} in {', '.join(map(str, trace.paths))}")
             control_id = request_id(label.cluster, condition.control)
             reply_id = request_id(label.cluster, condition.opening) if condition.needs_replies else None
-            cases.append(Case(label, treatment, trace.final.get(control_id), condition, trace.lengths.get(label.id),
-                              trace.lengths.get(control_id), trace.final.get(reply_id) if reply_id else None,
+            control = trace.control(label.id, control_id, condition.control)
+            cases.append(Case(label, treatment, control, condition, trace.lengths.get(label.id),
+                              trace.lengths.get(control_id) if control else None,
+                              trace.final.get(reply_id) if reply_id else None,
                               trace.lengths.get(reply_id) if reply_id else None))
     if not found:
         raise UserError("no label rows in the label files given")

@@ -306,6 +306,33 @@ def test_a_label_of_a_control_is_refused_by_the_tables_and_the_page(setup, tmp_p
 
 
 
+def test_the_page_finds_a_control_where_the_scorer_does(setup, tmp_path):
+    """A condition file's control is taken from the treatment's own trace file, clean's from any: a later-control
+    row in another file than its later-turn is not the output the label was scored against (the scorer's label
+    says the control is missing), so the page does not show it beside that case either."""
+    from report import cases
+    from stats.synthetic import label_row
+
+    _, defined, benchmark, (a, _, _) = setup
+    rows = study_rows(setup)
+    moved = [r for r in rows if r.condition == "later-control"]
+    first, second = tmp_path / "m.jsonl", tmp_path / "m-controls.jsonl"
+    jsonl.write(first, [r.to_row() for r in rows if r.condition != "later-control"])
+    jsonl.write(second, [r.to_row() for r in moved])
+    labels = tmp_path / "labels.jsonl"
+    jsonl.write(labels, [label_row("m", a.cluster, "later-turn", True, source=a.source, comment_id=a.comment.id),
+                         label_row("m", a.cluster, "system-note", False, source=a.source, comment_id=a.comment.id)])
+    note = row(a, "system-note", a.artifact, sent(defined, "system-note", a, {}), benchmark)
+    jsonl.write(first, [r.to_row() for r in rows if r.condition != "later-control"] + [note.to_row()])
+    (model,) = cases.load([labels], [first, second], benchmark, defined)
+    later, system = model.cases
+    assert later.condition.name == "later-turn" and later.control is None
+    assert system.control is not None and system.control.condition == "clean"
+    jsonl.write(first, [r.to_row() for r in rows] + [note.to_row()])
+    (model,) = cases.load([labels], [first], benchmark, defined)
+    assert model.cases[0].control is not None and model.cases[0].control.condition == "later-control"
+
+
 def test_workers_pair_later_turns_with_their_controls_as_one_process_does(setup, tmp_path):
     path = setup[0]
     rows = study_rows(setup)

@@ -178,3 +178,34 @@ def test_a_study_file_given_without_the_built_in_one_is_told_which_file_to_add(f
     markdown = (out / "validity_syntax_contrasts.md").read_text()
     assert ("No clean outputs: no contrast with clean can be computed. A condition file's treatments are compared "
             "with the model's clean outputs in its built-in trace file: give it beside the study's.") in markdown
+
+
+def test_a_later_turn_is_checked_against_the_conversation_with_the_models_own_reply(files, tmp_path, capsys):
+    """As the scorer checks it: a later turn's message_sha256 is the conversation rebuilt with the model's clean
+    output from the trace files given; another reply, or none there, is refused in one line."""
+    from benchmark import conditions as conditions_module
+    from benchmark.replies import Replies
+    from common.traces import read_final
+
+    conditions, builtin, study = files
+    defined = conditions_module.load(conditions)
+    replies = Replies(dict(read_final(builtin).final), "built-in")
+    rows = [r if r["condition"] not in ("later-turn", "later-control") else
+            {**r, "message_sha256": defined.conversation(r["condition"], BENCHMARK.cluster(r["cluster"]),
+                                                         replies).sha256} for _, r in jsonl.read(study)]
+    jsonl.write(study, rows)
+    assert run(builtin, study, "--conditions", conditions, "--out", tmp_path / "ok") == 0
+    capsys.readouterr()
+    # the clean output it held was another one: the built-in trace's clean row changed since
+    changed = [r if r["id"] != "humaneval-001/clean" else {**r, "output": r["output"] + "\n# edited"}
+               for _, r in jsonl.read(builtin)]
+    jsonl.write(tmp_path / "other" / "model-a.jsonl", changed)
+    assert run(tmp_path / "other" / "model-a.jsonl", study, "--conditions", conditions, "--out", tmp_path / "x") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "model-a.jsonl:" in err
+    assert "the conversation sent (message_sha256" in err and "with the model's own reply" in err
+    # without the built-in file, the reply is not there to rebuild it with
+    assert run(study, "--conditions", conditions, "--out", tmp_path / "y") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "which is missing in the trace files given; give the model's trace file" in err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

@@ -15,8 +15,9 @@ and a file holds one model's rows (`common.traces.model_of`, as for the scorer).
 Left to check here is only what ties traces to the benchmark they are compared
 with: each row names one of its clusters and, when it carries a checksum,
 the same benchmark; a (model, id) is given once; and a row of a condition file's
-condition sent as one message, when it carries `message_sha256`, was sent as the
-file defines it now (its markers decide what counts as an echo). The edited text
+condition, when it carries `message_sha256`, was sent as the file defines it now
+(its markers decide what counts as an echo; a later turn's conversation is rebuilt
+with the model's own reply from the trace files given, as the scorer checks it). The edited text
 inside a reply is found with the scorer's own extraction (`scorer.extract.extract`,
 with the markers of the row's condition), so that the validity checks look at
 exactly the text the absorption labels looked at.
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from benchmark.conditions import Condition, ConditionSet, builtin
 from benchmark.dataset import Benchmark
+from benchmark.replies import Replies
 from common import jsonl
 from common.errors import UserError
 from common.records import MAX_OUTPUT_CHARS, Cluster, TraceRow, shown
@@ -61,6 +63,7 @@ def read_outputs(paths, benchmark: Benchmark, conditions: ConditionSet | None = 
     defined = conditions or builtin()
     outputs: dict[tuple[str, str], TraceRow] = {}
     given_in: dict[tuple[str, str], Path] = {}
+    later: dict[tuple[str, str], str] = {}  # the later turns' rows that say what they sent, and where they are
     for path in trace_files(paths):
         trace = read_final(path)
         model_of(trace)  # one model per file, as the scorer requires
@@ -87,8 +90,36 @@ def read_outputs(paths, benchmark: Benchmark, conditions: ConditionSet | None = 
                                 f"in {given_in[key]}; give each model's trace once")
             outputs[key] = row
             given_in[key] = path
+            if condition.later and row.message_sha256:
+                later[key] = where
+    _check_later_turns(outputs, later, benchmark, defined)
     order = {c: i for i, c in enumerate(defined.names)}
     return sorted(outputs.values(), key=lambda o: (o.model, o.cluster, order[o.condition]))
+
+
+def _check_later_turns(outputs: dict[tuple[str, str], TraceRow], later: dict[tuple[str, str], str],
+                       benchmark: Benchmark, defined: ConditionSet) -> None:
+    """Each later turn was sent as its condition builds it now, with the model's own reply from the trace files
+    given (its clean output, in the built-in file), as the scorer checks it: a row built from another reply or
+    another definition is refused, so that validity and the labels count the same outputs."""
+    by_model: dict[str, Replies] = {}
+    for (model, rid), where in later.items():
+        row = outputs[(model, rid)]
+        if model not in by_model:
+            by_model[model] = Replies({i: r for (m, i), r in outputs.items() if m == model}, "the trace files given",
+                                      model)
+        replies = by_model[model]
+        conversation = defined.conversation(row.condition, benchmark.by_name[row.cluster], replies)
+        if conversation is None:
+            opening = defined.get(row.condition).opening
+            raise UserError(f"{where}: a later turn holding the model's own reply to its {opening} request, which is "
+                            f"{replies.missed[rid]} in the trace files given; give the model's trace file with its "
+                            f"{opening} outputs too (the built-in one, data/traces/{model}.jsonl)")
+        if conversation.sha256 != row.message_sha256:
+            raise UserError(f"{where}: the conversation sent (message_sha256 {row.message_sha256[:12]}…) is not "
+                            f"condition {shown(row.condition)}'s as it is defined now with the model's own reply in "
+                            f"the trace files given ({conversation.sha256[:12]}…); check with the condition file and "
+                            "the trace file of the replies the traces were collected with")
 
 
 def readable(output: str) -> bool:
