@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import signal
 import sys
+from pathlib import Path
 
 from common.argtypes import condition_file, existing_file, names, positive_float, positive_int, selection_spellings
 from common.plural import plural
@@ -176,6 +177,13 @@ def within_budget(found, max_cost: float, model: str) -> tuple[bool, str]:
     return True, f"the estimate's upper end, {dollars(upper)}, is within --max-cost {dollars(max_cost)}"
 
 
+def _same_file(a, b) -> bool:
+    try:
+        return Path(a).samefile(b)
+    except OSError:  # the trace does not exist yet
+        return False
+
+
 def run_command(args) -> int:
     from benchmark import conditions
     from common.errors import UserError
@@ -189,6 +197,13 @@ def run_command(args) -> int:
         raise UserError("--check-connection sends one request to the synchronous endpoint: it goes without "
                         "--estimate (which sends nothing) and --batch")
     config = load_config(args.config)
+    sends = not (args.dry_run or args.estimate or args.check_connection)
+    if sends and args.move_torn and args.replies and args.out and _same_file(args.replies, args.out):
+        # The replies are read from the trace this run appends to: its torn last line is moved aside first, as
+        # the run would move it, or reading the replies would refuse the torn line that --move-torn is for.
+        from runner.run import settle_torn
+
+        settle_torn(Path(args.out), sys.stderr)
     requests, left_out = selection.chosen(
         model=config.name, requests_file=args.requests, replies_file=args.replies, conditions=args.only,
         sources=args.sources, cluster_ids=args.cluster_ids, limit=args.first, defined=conditions.load(args.conditions))

@@ -109,6 +109,13 @@ def prepare_trace(out: Path, *, move_torn: bool, log) -> tuple[TraceFile, str | 
     return scan(out), str(aside)
 
 
+def settle_torn(out: Path, log) -> None:
+    """Move a torn last line of `out` aside now, under the trace's lock (as `run` does when it starts), for a
+    command that must read `out` whole before the run opens it (`--replies` naming the `--out` trace)."""
+    with traces.TraceWriter(out):
+        prepare_trace(out, move_torn=True, log=log)
+
+
 def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_unusable: bool = False,
         retry_failed: bool = False, move_torn: bool = False, log=None,
         policy: RetryPolicy | None = None) -> RunSummary:

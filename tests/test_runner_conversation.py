@@ -217,6 +217,29 @@ def test_run_with_replies_sends_the_models_own_reply_as_the_assistants_turn_and_
     assert row.status == "ok" and "system" not in row.request
 
 
+def test_replies_read_from_the_out_trace_with_a_torn_tail_are_read_once_it_is_moved_aside(tmp_path, turns, capsys):
+    """One trace holding the clean replies and the later turns: a crash leaves a torn last line, which
+    --move-torn moves aside before the replies are read from that trace (it used to refuse the line it is for)."""
+    out = tmp_path / "trace.jsonl"
+    with serve() as server:
+        config = str(config_file(tmp_path, server))
+        assert seam.main(["run", config, "--only", "clean", "--cluster-ids", CLUSTER, "--out", str(out)]) == 0
+        capsys.readouterr()
+        with out.open("ab") as f:
+            f.write(b'{"id": "humaneval-009/clean", "cut')
+        args = ["run", config, "--conditions", str(turns), "--only", "later-turn",
+                "--cluster-ids", CLUSTER, "--replies", str(out), "--out", str(out)]
+        assert seam.main(args) == 2
+        assert "--move-torn" in last_error_line(capsys.readouterr().err)
+        assert seam.main(args[:-2] + ["--dry-run", "--move-torn"]) == 2  # a dry run moves nothing
+        capsys.readouterr()
+        assert out.read_bytes().endswith(b'"cut')
+        assert seam.main(args + ["--move-torn"]) == 0
+    assert "moved the torn last line" in capsys.readouterr().err
+    assert [row.condition for row in read_final(out).final.values()] == ["clean", "later-turn"]
+    assert len(list(tmp_path.glob("trace.jsonl.torn-*"))) == 1 and len(server.received) == 2
+
+
 def test_requests_whose_reply_is_missing_or_unusable_are_left_out_counted_and_the_run_goes_on(tmp_path, turns,
                                                                                                capsys):
     replies = replies_trace(tmp_path, {"humaneval-001": ("ok", REPLY), "humaneval-002": ("unusable", "")})
