@@ -12,10 +12,13 @@ server would send it again. A reply text within it is far longer than a trace
 keeps anyway (`runner.ask.shorten`), so nothing a trace could hold is lost, and a
 run's memory stays bounded whatever a server sends.
 
-A connection refused, a host name that does not resolve, or no route to the
-host is an error like any dropped connection, with `unreachable` saying which:
-before any answer came from the server, that is a wrong `base_url` or a server
-not running, and the run stops at once (`runner.ask`).
+A connection refused, a host name that does not resolve, no route to the host,
+or no answer to the connection attempt within `CONNECT_TIMEOUT_S` (packets
+dropped: a firewall, a wrong address or port) is an error like any dropped
+connection, with `unreachable` saying which: before any answer came from the
+server, that is a wrong `base_url` or a server not running, and the run stops at
+once (`runner.ask`). A connection takes milliseconds once made; the connect
+timeout is therefore short, and the config's `timeout_s` bounds the answer.
 
 A request that cannot even be built (an invalid URL or header, which the
 config check should have refused) is an `Exchange` marked `fatal`: it would
@@ -39,6 +42,9 @@ CHUNK_BYTES = 1 << 16
 # The most of a response body read: a reply text of MAX_OUTPUT_CHARS, even with every character a 12-byte JSON
 # escape, and the rest of a provider's response, fit well within it.
 MAX_BODY_BYTES = 32 << 20
+# The longest wait for a connection to be made (or `timeout_s`, if shorter): far above any reachable server's
+# (milliseconds), and below Linux's own give-up of about two minutes for a host that drops the packets.
+CONNECT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,8 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
 
     try:
         with session.post(url, headers={"User-Agent": USER_AGENT, **headers}, data=data,
-                          timeout=(timeout_s, timeout_s), stream=True, allow_redirects=False) as response:
+                          timeout=(min(timeout_s, CONNECT_TIMEOUT_S), timeout_s), stream=True,
+                          allow_redirects=False) as response:
             chunks, size = [], 0
             for chunk in _arriving_chunks(response):
                 chunks.append(chunk)
@@ -96,8 +103,12 @@ def post(session, url: str, headers: dict, data: bytes, timeout_s: float) -> Exc
         timed_out = (isinstance(exc, requests.exceptions.Timeout | urllib3.exceptions.ReadTimeoutError)
                      or "timed out" in str(exc).lower())
         kind = "timed out" if timed_out else "connection error"
-        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_text(exc)}",
-                    unreachable=None if timed_out else unreachable(exc))
+        if isinstance(exc, requests.exceptions.ConnectTimeout) and not isinstance(exc, requests.exceptions.ProxyError):
+            why = (f"no answer to the connection attempt within {min(timeout_s, CONNECT_TIMEOUT_S):g} s: the "
+                   "packets are dropped (a firewall, or a wrong address or port)")
+        else:
+            why = None if timed_out else unreachable(exc)
+        return done(status=None, retry_after=None, body=None, error=f"{kind}: {_text(exc)}", unreachable=why)
     except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
         # e.g. ChunkedEncodingError or IncompleteRead: the body was cut short
         return done(status=None, retry_after=None, body=None, error=f"transfer error: {_text(exc)}")

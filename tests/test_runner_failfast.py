@@ -85,6 +85,33 @@ def test_an_unknown_host_stops_the_run_at_once_naming_host_and_port(tmp_path, mo
     assert not out.exists() or out.read_bytes() == b""
 
 
+def test_an_address_that_drops_the_packets_stops_the_run_after_the_connect_timeout(tmp_path, monkeypatch, capsys):
+    """No answer to the connection attempt at all (a firewall dropping SYNs, a wrong address): it used to be retried
+    for timeout_s per attempt, minutes in all; now one connect timeout, then one line, as for a refused one."""
+    import urllib3.util.connection
+
+    from runner import transport
+
+    waits = []
+
+    def dropped(address, timeout=None, *args, **kwargs):
+        waits.append(timeout)
+        raise TimeoutError("timed out")  # what socket.connect raises when no answer comes in time
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", dropped)
+    config = _config(tmp_path, "http://192.0.2.7:8080/v1", timeout_s=600)
+    out = tmp_path / "t.jsonl"
+    code = seam.main(["run", str(config), "--requests", str(_requests(tmp_path)), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    (line,) = err.splitlines()
+    assert line.startswith("seam.py run: error: cannot reach 192.0.2.7:8080 (no answer to the connection attempt "
+                           f"within {transport.CONNECT_TIMEOUT_S:g} s: the packets are dropped")
+    assert "is the server running, at that address and port?" in line
+    assert set(waits) == {transport.CONNECT_TIMEOUT_S}  # the connect timeout, not the config's 600 s
+    assert not out.exists() or out.read_bytes() == b""
+
+
 def test_a_refused_connection_once_the_server_answered_is_retried_as_before(tmp_path):
     """Only before any answer: afterwards a refused connection is a server restarting, retried and recorded."""
     port = closed_port()
