@@ -147,11 +147,9 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     from benchmark import conditions as condition_sets
     from runner.prices import load_prices
     from stats import resample
-    from stats.labels import load_labels
     from stats.render import write_tables
     from stats.schema import notes_text
     from stats.settings import TableSettings
-    from stats.tables import figure, paired_figure
     from stats.usage import UsageSettings
     from validity import report as validity_report
 
@@ -195,7 +193,6 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
         tables = [in_one_family(table, origins, note) for table in all_report.tables]
         notes = (note, *all_report.notes)
         provenance = {"family": family, PANEL: all_report.provenance}
-    combined, _ = load_labels([inputs.released_labels, *mine], defined)
     print("compare: building the validity tables (released and yours; the functional check is not run)", file=log)
     if conditions is not None:  # not yet merged with the release's here; seam.py validity reads them (VALIDITY.md)
         notes = (*notes, "Validity tables not built by compare with --conditions: run 'seam.py validity' on your "
@@ -212,8 +209,7 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
                                       labels=[inputs.released_labels, *mine])
         tables += [in_one_family(table, origins, note) for table in every.tables]
         items = every.items
-    extra = {outputs.RATES_FIGURE: figure(combined, settings, defined.treatments),
-             outputs.CONTRASTS_FIGURE: paired_figure(contrast_rows, settings), outputs.NOTES: notes_text(notes),
+    extra = {**marked_figures(tables, defined), outputs.NOTES: notes_text(notes),
              outputs.PROVENANCE: jsonl.dumps(provenance)}
     if items:
         extra[outputs.VALIDITY_ITEMS] = "".join(map(jsonl.dumps, items))
@@ -224,6 +220,23 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     page(inputs, out, conditions, mine)
     return {"models": inputs.models, "released": sorted(m for m, o in origins.items() if o == RELEASED),
             "tables": len(tables), "out": out}
+
+
+def marked_figures(tables, defined) -> dict[str, str]:
+    """rates.svg and contrasts.svg of the compare tables, every model marked "(yours)" or "(released)" as the
+    page marks them: drawn by the page's own code (report/figures.py) from the two tables as their CSV files
+    hold them, so that each file is the figure the page shows, byte for byte."""
+    from report.figures import contrasts_svg, rates_svg
+    from stats.render import to_csv
+    from stats.schema import origin_of, parse_table, records
+    from stats.specs import CONTRASTS, RATES
+
+    by_name = {table.name: table for table in tables}
+    rates = parse_table(to_csv(by_name[RATES.name]), RATES, outputs.TABLES + "/rates.csv")
+    contrasts = parse_table(to_csv(by_name[CONTRASTS.name]), CONTRASTS, outputs.TABLES + "/contrasts.csv")
+    origins = {row.model: origin_of(row) for row in records(rates) if origin_of(row)}
+    return {outputs.RATES_FIGURE: rates_svg(rates, defined),
+            outputs.CONTRASTS_FIGURE: contrasts_svg(contrasts, origins)}
 
 
 def page(inputs: Inputs, out: Path, conditions: str | None, mine: list[Path]) -> None:

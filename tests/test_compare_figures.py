@@ -67,6 +67,17 @@ def test_a_compare_pages_figures_name_each_model_as_its_tables_do(compared):
     assert max(p for m, p in positions.items() if origins[m] == "released") < positions["new-model"]
 
 
+def test_the_svg_files_compare_writes_are_the_pages_figures_byte_for_byte(compared):
+    """OUT/tables/rates.svg and contrasts.svg mark each model too (they used to be drawn unmarked, so a figure
+    taken from the folder did not tell the user's models from the released ones)."""
+    page = (compared / "report.html").read_text(encoding="utf-8")
+    for name in ("rates", "contrasts"):
+        svg, _ = _figure(page, name)
+        written = (compared / "tables" / f"{name}.svg").read_text(encoding="utf-8")
+        assert written.rstrip("\n") == svg.rstrip("\n")
+        assert ">new-model (yours)</text>" in written
+
+
 def test_the_page_says_which_is_which_only_where_there_are_origins():
     page = (DATA / "report.html").read_text(encoding="utf-8")
     for name in ("rates", "contrasts"):
