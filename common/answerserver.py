@@ -18,8 +18,8 @@ there is only one copy of them:
   body within 10 s of its headers, however steadily they trickle (`_Deadlined`); at most
   32 connections are served at once, and a connection past that bound closes the one that
   has waited longest for its request (never one being answered), so that a request sent
-  whole, as a browser sends it, is answered at once; a client that goes away leaves no
-  traceback;
+  whole, as a browser sends it, is answered at once; a client that does not read its answer
+  is let go after WRITE_TIMEOUT_S; a client that goes away leaves no traceback;
 - an answer is saved durably (`AnswerFormat.append`) before the page is told it was saved.
 """
 
@@ -48,6 +48,10 @@ MAX_BODY = 64 * 1024
 READ_TIMEOUT_S = 30  # a connection that sends nothing for this long is closed (a half-sent request holds a thread)
 HEAD_TIMEOUT_S = 10  # a request's line and headers must be in within this of its first byte (a browser: at once)
 BODY_TIMEOUT_S = 10  # and its body (at most MAX_BODY) within this of its headers
+# An answer's headers, then its page, must each be taken within this (Python's sendall deadline is for the
+# whole call): a browser on this machine takes a page of megabytes in milliseconds, while a client that never
+# reads would hold its connection, which is never closed to make room while it is answered.
+WRITE_TIMEOUT_S = 10
 MAX_CONNECTIONS = 32  # connections served at once (one reviewer needs a handful)
 SLOT_WAIT_S = 2  # past the bound with every connection being answered, how long a new one waits for a slot
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
@@ -181,7 +185,7 @@ class AnswerHandler(BaseHTTPRequestHandler):
         if self.phase != "answer":
             self.server.answering(self)
             self.phase = "answer"
-            self.connection.settimeout(READ_TIMEOUT_S)  # for the reply: not what was left of a read's deadline
+            self.connection.settimeout(WRITE_TIMEOUT_S)  # for the reply: not what was left of a read's deadline
 
     def evict(self) -> None:
         """Close the connection to make room (its blocked read returns at once): by `AnswerServer.make_room`."""

@@ -194,3 +194,34 @@ def test_when_every_connection_is_answering_a_new_one_is_closed_after_a_short_wa
     assert closed_within(late, 5) < 3
     httpd.session.release.set()
     assert busy.recv(1024).startswith(b"HTTP/1.0 303")  # the one answering was not cut off
+
+
+def test_clients_that_never_read_their_answer_are_let_go_and_the_reviewer_is_answered(running, monkeypatch):
+    """Every connection answering a page its client never reads (small socket buffers here stand for a page of
+    megabytes): each is let go after WRITE_TIMEOUT_S, so a new request gets a slot (it used to wait 30 s per
+    write, longer than a new connection waits, and was closed)."""
+    page = "<p>" + "x" * 1_000_000 + "</p>"
+    monkeypatch.setattr(Session, "case_page", lambda self, number, saved=None, error=None: page)
+    setup = server.AnswerHandler.setup
+
+    def small_send_buffer(handler):
+        handler.request.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        setup(handler)
+
+    monkeypatch.setattr(server.AnswerHandler, "setup", small_send_buffer)
+    httpd = running(MAX_CONNECTIONS=4, WRITE_TIMEOUT_S=1)
+    stuck = []
+    for _ in range(4):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(10)
+        sock.connect(("127.0.0.1", httpd.server_port))
+        sock.sendall(b"GET /case/1 HTTP/1.1\r\n" + host(httpd) + b"\r\n")
+        stuck.append(sock)
+    time.sleep(0.3)  # all four are answering, none read
+    try:
+        status, _ = get(httpd, timeout=10)
+        assert status == 200
+    finally:
+        for sock in stuck:
+            sock.close()
