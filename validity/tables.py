@@ -56,28 +56,33 @@ def syntax_outcomes(checked: list[Checked], as_returned: bool = False
     return outcomes
 
 
-def syntax_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
+def _code_groups(checked: list[Checked], code_sources, options: Options):
+    """(model, source, condition, the code outputs of that cell) for every row of the two syntax tables: models
+    sorted, each source pooled ("all") then one by one, conditions in their order."""
     code = [c for c in checked if c.genre == "code"]
-    models = sorted({c.output.model for c in checked})
     conditions = order({c.output.condition for c in code}, options)
-    rows, shown = [], []
-    for model in models:
+    for model in sorted({c.output.model for c in checked}):
         for source in (ALL, *code_sources):
             for condition in conditions:
-                group = [c for c in code if c.output.model == model and c.output.condition == condition
-                         and source in (ALL, c.source)]
-                usable = [c.syntax for c in group if c.syntax is not None]
-                invalid = sum(not s.parses for s in usable)
-                result = proportion(invalid, len(usable), options.confidence)
-                ci = result.confidence_interval
-                echo = sum(s.echoes_marker for s in usable)
-                left = sum(s.marker_in_text for s in usable)
-                still = sum(not s.parses_without_markers for s in usable)
-                recovered = sum(s.recovered for s in usable)
-                rows.append((model, source, condition, len(group), len(usable), invalid, result.statistic,
-                             ci.low, ci.high, echo, left, still, recovered))
-                shown.append((model, source, condition, len(usable), invalid,
-                              interval_text(result.statistic, ci.low, ci.high), echo, left, recovered))
+                yield model, source, condition, [c for c in code if c.output.model == model
+                                                 and c.output.condition == condition and source in (ALL, c.source)]
+
+
+def syntax_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
+    rows, shown = [], []
+    for model, source, condition, group in _code_groups(checked, code_sources, options):
+        usable = [c.syntax for c in group if c.syntax is not None]
+        invalid = sum(not s.parses for s in usable)
+        result = proportion(invalid, len(usable), options.confidence)
+        ci = result.confidence_interval
+        echo = sum(s.echoes_marker for s in usable)
+        left = sum(s.marker_in_text for s in usable)
+        still = sum(not s.parses_without_markers for s in usable)
+        recovered = sum(s.recovered for s in usable)
+        rows.append((model, source, condition, len(group), len(usable), invalid, result.statistic,
+                     ci.low, ci.high, echo, left, still, recovered))
+        shown.append((model, source, condition, len(usable), invalid,
+                      interval_text(result.statistic, ci.low, ci.high), echo, left, recovered))
     display = Table("validity_syntax", "", (
         Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
         Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
@@ -96,28 +101,20 @@ def syntax_table(checked: list[Checked], code_sources, options: Options, notes: 
 
 def syntax_as_returned_table(checked: list[Checked], code_sources, options: Options, notes: list[str]) -> Table:
     """The original benchmark's measure (the reply as returned), beside the kit's (the edited text), same outputs."""
-    code = [c for c in checked if c.genre == "code"]
-    models = sorted({c.output.model for c in checked})
-    conditions = order({c.output.condition for c in code}, options)
     rows, shown = [], []
-    for model in models:
-        for source in (ALL, *code_sources):
-            for condition in conditions:
-                group = [c for c in code if c.output.model == model and c.output.condition == condition
-                         and source in (ALL, c.source)]
-                usable = [c for c in group if c.reply_syntax is not None]
-                replies = [c.reply_syntax for c in usable]
-                invalid = sum(not r.parses for r in replies)
-                result = proportion(invalid, len(replies), options.confidence)
-                ci = result.confidence_interval
-                echoing = sum(not r.parses and r.echoes_marker for r in replies)
-                recovered = sum(r.recovered for r in replies)
-                extracted = sum(not c.syntax.parses for c in usable)
-                rows.append((model, source, condition, len(group), len(replies), sum(r.fenced for r in replies),
-                             invalid, result.statistic, ci.low, ci.high, echoing, recovered,
-                             invalid - recovered, extracted))
-                shown.append((model, source, condition, len(replies), invalid,
-                              interval_text(result.statistic, ci.low, ci.high), echoing, recovered, extracted))
+    for model, source, condition, group in _code_groups(checked, code_sources, options):
+        usable = [c for c in group if c.reply_syntax is not None]
+        replies = [c.reply_syntax for c in usable]
+        invalid = sum(not r.parses for r in replies)
+        result = proportion(invalid, len(replies), options.confidence)
+        ci = result.confidence_interval
+        echoing = sum(not r.parses and r.echoes_marker for r in replies)
+        recovered = sum(r.recovered for r in replies)
+        extracted = sum(not c.syntax.parses for c in usable)
+        rows.append((model, source, condition, len(group), len(replies), sum(r.fenced for r in replies),
+                     invalid, result.statistic, ci.low, ci.high, echoing, recovered, invalid - recovered, extracted))
+        shown.append((model, source, condition, len(replies), invalid,
+                      interval_text(result.statistic, ci.low, ci.high), echoing, recovered, extracted))
     display = Table("validity_syntax_as_returned", "", (
         Column("model", "Model"), Column("source", "Source"), Column("condition", "Condition"),
         Column("n", "n", "int"), Column("invalid", "Invalid", "int"),
