@@ -110,13 +110,13 @@ def read_log(path: Path) -> tuple[Header, Iterator[tuple[str, dict]]]:
 
 
 def resolved(value, attachments: dict, where: str):
-    """`value` with every `attachment://<hash>` string replaced by the text the sample stores once."""
+    """`value` with every `attachment://<hash>` string replaced by the text the sample stores once. A string
+    that only starts so (a reply, or a message, whose own text begins "attachment://") is kept as it is, as
+    inspect itself reads it: a reference is one whose hash the sample's attachments hold. (A damaged log whose
+    reference is lost shows as a message that is not the kit's, refused where it is compared.)"""
     if isinstance(value, str):
         if value.startswith(ATTACHMENT):
-            key = value[len(ATTACHMENT):]
-            if key not in attachments:
-                raise UserError(f"{where}: {value} is not among the sample's attachments; the log is damaged")
-            return attachments[key]
+            return attachments.get(value[len(ATTACHMENT):], value)
         return value
     if isinstance(value, dict):
         return {key: resolved(inner, attachments, where) for key, inner in value.items()}

@@ -368,3 +368,17 @@ def test_a_call_time_that_is_no_duration_is_recorded_as_unknown(tmp_path, time):
     status, out = imported(tmp_path, log)
     latencies = {row.id: row.attempts[-1].latency_s for row in rows(out).values()}  # read by the kit's reader
     assert status == 0 and list(latencies.values()).count(None) == 1 and len(latencies) == 6
+
+
+def test_a_reply_that_only_starts_like_a_reference_is_the_reply_as_inspect_reads_it(tmp_path, capsys):
+    """A reply whose own text begins "attachment://" (no hash of the sample's attachments follows) is that text,
+    as inspect's reader keeps it; it was refused as a damaged log."""
+    document = json_log()
+    sample = next(s for s in document["samples"] if s["id"] == "humaneval-001/native")
+    event = next(e for e in sample["events"] if e.get("event") == "model")
+    literal = "attachment://not-a-reference: the reply a model gave"
+    event["output"]["choices"][0]["message"]["content"] = literal
+    event["call"]["response"]["choices"][0]["message"]["content"] = literal
+    status, out = imported(tmp_path, write_json(tmp_path / "literal.json", document))
+    assert status == 0, capsys.readouterr().err
+    assert rows(out)["humaneval-001/native"].output == literal
