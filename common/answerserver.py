@@ -19,7 +19,8 @@ there is only one copy of them:
   32 connections are served at once, and a connection past that bound closes the one that
   has waited longest for its request (never one being answered), so that a request sent
   whole, as a browser sends it, is answered at once; a client that does not read its answer
-  is let go after WRITE_TIMEOUT_S; a client that goes away leaves no traceback;
+  is let go after WRITE_TIMEOUT_S, or, when a connection waits for a slot, once its answer has
+  been written for STALLED_WRITE_S; a client that goes away leaves no traceback;
 - an answer is saved durably (`AnswerFormat.append`) before the page is told it was saved.
 """
 
@@ -49,9 +50,12 @@ READ_TIMEOUT_S = 30  # a connection that sends nothing for this long is closed (
 HEAD_TIMEOUT_S = 10  # a request's line and headers must be in within this of its first byte (a browser: at once)
 BODY_TIMEOUT_S = 10  # and its body (at most MAX_BODY) within this of its headers
 # An answer's headers, then its page, must each be taken within this (Python's sendall deadline is for the
-# whole call): a browser on this machine takes a page of megabytes in milliseconds, while a client that never
-# reads would hold its connection, which is never closed to make room while it is answered.
+# whole call): a browser on this machine takes a page of megabytes in milliseconds.
 WRITE_TIMEOUT_S = 10
+# Past the bound, an answer still being written after this long is a client that does not read it: its
+# connection may then be closed to make room (a browser's is written in milliseconds; an answer being saved is
+# not being written, and is never closed).
+STALLED_WRITE_S = 1
 MAX_CONNECTIONS = 32  # connections served at once (one reviewer needs a handful)
 SLOT_WAIT_S = 2  # past the bound with every connection being answered, how long a new one waits for a slot
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
@@ -293,8 +297,12 @@ class AnswerHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         self._safety_headers()
-        self.end_headers()
-        self.wfile.write(data)
+        self.server.writing(self)
+        try:
+            self.end_headers()
+            self.wfile.write(data)
+        finally:
+            self.server.written(self)
 
     def _redirect(self, location: str) -> None:
         self.answering()
@@ -333,6 +341,7 @@ class AnswerServer(ThreadingHTTPServer):
         self.allowed_hosts = frozenset({f"{HOST}:{self.server_port}", f"localhost:{self.server_port}"})
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self.since: dict[AnswerHandler, float] = {}  # connections waiting for (or reading) a request, and since when
+        self.writers: dict[AnswerHandler, float] = {}  # connections writing an answer, and since when
         self.since_lock = threading.Lock()
 
     def process_request(self, request, client_address) -> None:
@@ -341,10 +350,31 @@ class AnswerServer(ThreadingHTTPServer):
         answered and none ends within SLOT_WAIT_S."""
         if not self.slots.acquire(blocking=False):
             self.make_room()
-            if not self.slots.acquire(timeout=SLOT_WAIT_S):
-                self.shutdown_request(request)
-                return
+            deadline = time.monotonic() + SLOT_WAIT_S
+            while not self.slots.acquire(timeout=0.1):
+                if time.monotonic() >= deadline:
+                    self.shutdown_request(request)
+                    return
+                self.stop_stalled_write()
         super().process_request(request, client_address)
+
+    def stop_stalled_write(self) -> None:
+        """Close the connection whose answer has been written longest, once that is past STALLED_WRITE_S: a
+        client that does not read what it asked for (one at a time: each frees a slot)."""
+        with self.since_lock:
+            if self.writers:
+                oldest = min(self.writers, key=self.writers.__getitem__)
+                if time.monotonic() - self.writers[oldest] > STALLED_WRITE_S:
+                    del self.writers[oldest]
+                    oldest.evict()
+
+    def writing(self, handler: AnswerHandler) -> None:
+        with self.since_lock:
+            self.writers[handler] = time.monotonic()
+
+    def written(self, handler: AnswerHandler) -> None:
+        with self.since_lock:
+            self.writers.pop(handler, None)
 
     def make_room(self) -> None:
         """Close the connection that has waited longest for its request, or is still sending it: a slow or idle
@@ -369,6 +399,7 @@ class AnswerServer(ThreadingHTTPServer):
     def done(self, handler: AnswerHandler) -> None:
         with self.since_lock:
             self.since.pop(handler, None)
+            self.writers.pop(handler, None)
 
     def process_request_thread(self, request, client_address) -> None:
         try:
