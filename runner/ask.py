@@ -87,8 +87,8 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: Conversati
     a run killed during the wait still honours it on the next run (runner.pending).
     `note_send()` is called just before each attempt is sent (runner.sent) and returns what undoes
     the note when nothing was sent after all. `reached` is set once any answer came from the server;
-    until then a connection refused or an unknown host ends the request at once with `unreachable`
-    set (a wrong base_url: every request would meet it), its note undone."""
+    until then a connection refused, an unknown host, no route or a connect timeout ends the request at once
+    with `unreachable` set (a wrong base_url: every request would meet it), its note undone."""
     url, headers, body = build(provider, config, message)
     headers = {**headers, **secret_headers(provider, config, api_key)}
     data = canonical_body(body)
@@ -134,14 +134,27 @@ def ask(*, session, provider: Provider, config: ModelConfig, message: Conversati
     return outcome("failed", f"gave up after {tried}; last: {attempts[-1].error}", exhausted=True)
 
 
-def unreachable_message(config: ModelConfig, why: str) -> str:
+def unreachable_message(config: ModelConfig, why: str, written: int = 0) -> str:
     """The one line a run stops with when no connection to base_url could be made: its host and port (no
-    secret is ever in base_url: the config refuses credentials there) and what to check."""
+    secret is ever in base_url: the config refuses credentials there) and what to check. `written`: the rows
+    other requests, already in flight, got before the run stopped (a connect timeout can meet some connections
+    and not others), which are kept.
+
+    >>> from types import SimpleNamespace
+    >>> config = SimpleNamespace(base_url="http://127.0.0.1:8081/v1", path="m.toml")
+    >>> unreachable_message(config, "connection refused").split("; ")[1]
+    'nothing was sent and nothing recorded: is the server running, at that address and port?'
+    >>> unreachable_message(config, "connection refused", written=2).split("? ")[1]
+    '2 rows other requests got before the run stopped are kept: rerun to ask the rest once it answers'
+    """
     host, port = host_port(config.base_url)
     check = ("is the host name right?" if why.startswith("unknown host") else
              "is the server running, at that address and port?")
-    return (f"cannot reach {host}:{port} ({why}), the base_url of {config.path} ({config.base_url}); nothing was "
-            f"sent and nothing recorded: {check}")
+    where = f"cannot reach {host}:{port} ({why}), the base_url of {config.path} ({config.base_url})"
+    if written:
+        return (f"{where}; {check} {written:,} {plural(written, 'row')} other requests got before the run "
+                "stopped are kept: rerun to ask the rest once it answers")
+    return f"{where}; nothing was sent and nothing recorded: {check}"
 
 
 def host_port(url: str) -> tuple[str, int | str]:

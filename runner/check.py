@@ -6,7 +6,8 @@ The request is the first one the run would send (the first selected, when every 
 line on stderr: the HTTP status, the time, and for a 2xx reply whether it is usable, the served model and the
 start of the output; for anything else the error as a run would record it (the server's body cut short, the
 key and every secret redacted, control characters shown as "?") with the hint a run would stop with. A
-connection refused or an unknown host is the line a run stops with (`runner.ask.unreachable_message`).
+connection refused, an unknown host, no route or a connect timeout is the line a run stops with
+(`runner.ask.unreachable_message`).
 
 It pays for one request. It checks the synchronous endpoint (`--batch` sends through other endpoints).
 """

@@ -48,7 +48,8 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
     Retry-After wait that starts is noted in `notes`; the ids that got a row go into `answered`. Each attempt
     is noted in `sent` before it goes out, and a request whose earlier attempts a stopped run lost (`sent`)
     gets them at the start of its row's attempts. Until any answer came from the server, a connection
-    refused or an unknown host stops the run at once, without a row (`runner.ask`).
+    refused, an unknown host, no route or a connect timeout stops the run at once, without a row for that
+    request (`runner.ask`); requests already in flight then keep the rows they get, and the line says so.
     """
     import requests
 
@@ -161,6 +162,8 @@ def ask_all(config: ModelConfig, todo: list[Request], trace: TraceFile, writer: 
         raise
     if not unreachable:  # else the run ends in one line saying why (runner.cli)
         progress.update(sum(counts.values()), counts, final=True)
+    elif counts:  # requests already in flight when it stopped got their rows: the line must not say "nothing"
+        stopped[0] = printable(unreachable_message(config, unreachable[0], sum(counts.values())), api_key, None)
     if errors:
         raise errors[0]
     return counts, stopped[0] if stopped else None, bool(unreachable)

@@ -112,6 +112,39 @@ def test_an_address_that_drops_the_packets_stops_the_run_after_the_connect_timeo
     assert not out.exists() or out.read_bytes() == b""
 
 
+def test_a_connect_timeout_meeting_one_connection_keeps_the_rows_others_got_and_says_so(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """A connect timeout can meet some connections and not others (a firewall dropping some packets): the run
+    stops, but a request already in flight on another connection keeps its row, and the line no longer says
+    that nothing was recorded."""
+    import urllib3.util.connection
+
+    rows = make_requests(2)
+    real = urllib3.util.connection.create_connection
+    calls = []
+
+    def second_dropped(address, *args, **kwargs):
+        calls.append(address)
+        if len(calls) == 2:
+            raise TimeoutError("timed out")
+        return real(address, *args, **kwargs)
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", second_dropped)
+    with serve({rows[0].message: ["slow:1"], rows[1].message: ["slow:1"]}) as server:
+        path = tmp_path / "m.toml"
+        path.write_text(toml_text(config_keys(server, "openai", concurrency=2)))
+        requests_file = tmp_path / "requests.jsonl"
+        write_requests(requests_file, rows)
+        out = tmp_path / "t.jsonl"
+        code = seam.main(["run", str(path), "--requests", str(requests_file), "--out", str(out)])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert code == 2 and "no answer to the connection attempt" in line
+    assert "nothing recorded" not in line
+    assert line.endswith("1 row other requests got before the run stopped are kept: rerun to ask the rest once it "
+                         "answers")
+    assert [row.status for row in read_final(out).final.values()] == ["ok"]
+
+
 def test_a_refused_connection_once_the_server_answered_is_retried_as_before(tmp_path):
     """Only before any answer: afterwards a refused connection is a server restarting, retried and recorded."""
     port = closed_port()
