@@ -130,15 +130,15 @@ def released_ran_entailment(folder: Path) -> bool:
 
 
 def absorption(labels_paths, trace_paths, defined, usage, settings):
-    """The absorption report (`stats.tables.build_report`) of one family, and its contrast rows."""
+    """The labels and the absorption report (`stats.tables.build_report`) of one family."""
     from stats.evidence import read_evidence
     from stats.labels import load_labels
-    from stats.tables import absorption_contrast_rows, build_report
+    from stats.tables import build_report
 
     labels, digest = load_labels(labels_paths, defined)
     report = build_report(labels, settings, labels_sha256=digest, evidence=read_evidence(trace_paths, defined),
                           conditions=defined, usage=usage)
-    return labels, report, absorption_contrast_rows(labels, settings, defined.contrasts)
+    return labels, report
 
 
 def compare(traces: list[str], out: str | Path, *, conditions: str | None = None, prices: str | None = None,
@@ -174,21 +174,19 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
     note = FAMILY_NOTES[family]
     print("compare: building the absorption tables (released and yours)", file=log)
     if family == "own":
-        rel_labels, rel_report, rel_rows = absorption([inputs.released_labels], inputs.released_traces, defined, usage,
-                                                      settings)
-        your_labels, your_report, your_rows = absorption(mine, inputs.traces, defined, usage, settings)
+        rel_labels, rel_report = absorption([inputs.released_labels], inputs.released_traces, defined, usage,
+                                            settings)
+        _, your_report = absorption(mine, inputs.traces, defined, usage, settings)
         origins.update({model: RELEASED for model in rel_labels.models})
         by_name = {table.name: table for table in your_report.tables}
         tables = [merged(table.name, table, by_name.get(table.name), note) for table in rel_report.tables]
         tables += [merged(t.name, None, t, note) for t in your_report.tables if t.name not in
                    {r.name for r in rel_report.tables}]
-        contrast_rows = [*rel_rows, *your_rows]
         notes = tuple(dict.fromkeys((note, *rel_report.notes, *your_report.notes)))
         provenance = {"family": family, RELEASED: rel_report.provenance, YOURS: your_report.provenance}
     else:
-        all_labels, all_report, contrast_rows = absorption([inputs.released_labels, *mine],
-                                                           [*inputs.released_traces, *inputs.traces], defined, usage,
-                                                           settings)
+        all_labels, all_report = absorption([inputs.released_labels, *mine],
+                                            [*inputs.released_traces, *inputs.traces], defined, usage, settings)
         origins.update({model: RELEASED for model in all_labels.models if model not in origins})
         tables = [in_one_family(table, origins, note) for table in all_report.tables]
         notes = (note, *all_report.notes)

@@ -112,9 +112,14 @@ def _check_later_turns(outputs: dict[tuple[str, str], TraceRow], later: dict[tup
         conversation = defined.conversation(row.condition, benchmark.by_name[row.cluster], replies)
         if conversation is None:
             opening = defined.get(row.condition).opening
+            why = replies.missed[rid]
+            fix = {"missing": f"give the model's trace file with its {opening} outputs too (for a released model, "
+                              f"data/traces/{model}.jsonl)",
+                   "unusable": f"it was collected from another trace of the {opening} requests: give that one",
+                   "a reply to another message": f"it was collected from another trace of the {opening} requests, "
+                                                 "or another definition: give that trace and condition file"}[why]
             raise UserError(f"{where}: a later turn holding the model's own reply to its {opening} request, which is "
-                            f"{replies.missed[rid]} in the trace files given; give the model's trace file with its "
-                            f"{opening} outputs too (the built-in one, data/traces/{model}.jsonl)")
+                            f"{why} in the trace files given; {fix}")
         if conversation.sha256 != row.message_sha256:
             raise UserError(f"{where}: the conversation sent (message_sha256 {row.message_sha256[:12]}…) is not "
                             f"condition {shown(row.condition)}'s as it is defined now with the model's own reply in "
