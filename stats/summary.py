@@ -16,7 +16,7 @@ from pathlib import Path
 from common.pipes import run_main
 from stats.render import Table, csv_cell
 from stats.schema import read_notes, read_tables, records
-from stats.specs import CONTRASTS, RATES, SENSITIVITY, SUMMARY
+from stats.specs import CONTRASTS, RATES, RECOVERED, SENSITIVITY, SUMMARY
 
 
 def percent_of(value: float | None) -> str:
@@ -61,6 +61,12 @@ def summary_lines(tables: Mapping[str, Table], notes: Sequence[str] = (), notes_
                      f"p_holm={csv_cell(row.p_holm, 'pvalue') or 'n/a'} "
                      f"significant={csv_cell(row.significant, 'flag')} direction={_direction(row)}")
     lines += [f"  {row.statement}" for row in records(tables[SUMMARY.name])] if SUMMARY.name in tables else []
+    for row in records(tables[RECOVERED.name]) if RECOVERED.name in tables else ():
+        points = f"{_points(row.reduction)} of {_points(row.oracle_reduction)} points, n={row.n}"
+        lines.append(f"  {row.model} {row.recovered}: " + (
+            f"recovers {percent_of(row.share)} [{percent_of(row.ci_low)}, {percent_of(row.ci_high)}] of the "
+            f"oracle's reduction ({points})" if row.bounded else
+            f"no share estimable: the oracle's reduction is not distinguishable from 0 ({points})"))
     if SENSITIVITY.name in tables:
         rows = [row for row in records(tables[SENSITIVITY.name]) if row.survives is not None]
         kept = sum(row.survives for row in rows)
@@ -69,6 +75,16 @@ def summary_lines(tables: Mapping[str, Table], notes: Sequence[str] = (), notes_
     if notes_path is not None and any("entailment" in note.lower() for note in notes):
         lines.append(f"  note: see {notes_path} for which scorer tiers ran")
     return lines
+
+
+def _points(value: float | None) -> str:
+    """A difference of rates in percentage points, from its CSV cell; n/a when absent.
+
+    >>> _points(0.202020), _points(None)
+    ('20.2', 'n/a')
+    """
+    cell = csv_cell(value, "proportion")
+    return f"{100 * float(cell):.1f}" if cell else "n/a"
 
 
 def _direction(row) -> str:
@@ -95,7 +111,7 @@ def folder_lines(folder: Path) -> list[str]:
     """
     folder = Path(folder)
     notes = folder / "notes.md"
-    return summary_lines(read_tables(folder, (RATES, CONTRASTS, SUMMARY, SENSITIVITY)),
+    return summary_lines(read_tables(folder, (RATES, CONTRASTS, SUMMARY, RECOVERED, SENSITIVITY)),
                          read_notes(notes) if notes.is_file() else (), notes)
 
 

@@ -242,3 +242,21 @@ def test_no_reruns_table_without_two_conditions_sending_one_message(tmp_path):
     (table,) = [t for t in build_report(labels, SETTINGS, evidence=evidence).tables if t.name == "reruns"]
     assert table.rows == (("m", "blank vs boundary", ONE_RUN, 1, 1, 1, 0, 0, 0.0, table.rows[0][9],
                            table.rows[0][10], 1.0),)
+
+
+def test_the_summary_says_each_share_with_its_interval_or_that_none_is_estimable(tmp_path):
+    from stats.summary import summary_lines
+
+    base = [True] * 40 + [False] * 60
+    rows = labels_for({"newline": base, "boundary": [True] * 10 + [False] * 90,
+                       "blank": [True] * 16 + [False] * 84})
+    rows += [dict(row, model="n") for row in labels_for({"newline": [True, False] * 50,
+                                                          "boundary": [True, False] * 50, "blank": [False] * 100})]
+    defined = conditions.load(write(tmp_path, 'recovered = ["blank of newline vs boundary"]\n'))
+    report = build_report(label_set_of(rows), SETTINGS, conditions=defined)
+    lines = [line for line in summary_lines({t.name: t for t in report.tables}) if "of newline vs boundary" in line]
+    assert lines == [
+        "  m blank of newline vs boundary: recovers 80.0% [64.9%, 95.1%] of the oracle's reduction "
+        "(24.0 of 30.0 points, n=100)",
+        "  n blank of newline vs boundary: no share estimable: the oracle's reduction is not distinguishable "
+        "from 0 (50.0 of 0.0 points, n=100)"]
