@@ -17,7 +17,7 @@ from typing import Any
 
 from common import files
 from common.errors import UserError
-from common.reading import SMALL_FILE_BYTES, read_bytes
+from common.reading import SMALL_FILE_BYTES, read_file, unreadable
 
 # A surrogate code point in a str is always a lone one (a pair is one code point): JSON can spell it
 # ("\\ud800"), UTF-8 cannot carry it. Defined once, here, the lowest module every reader of text imports.
@@ -84,14 +84,7 @@ def load_file(path: str | Path, what: str = "a JSON object") -> dict:
     """A file holding one JSON object (MANIFEST.json, a model's labels.json); anything else is a one-line
     `UserError` naming the file (and the line, where the JSON is malformed) and `what` was expected."""
     path = Path(path)
-    try:
-        data = read_bytes(path, what, limit=SMALL_FILE_BYTES)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file, expected {what}") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected {what}") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    data = read_file(path, what, limit=SMALL_FILE_BYTES)
     try:
         value = parse(data)
     except BadJson as exc:
@@ -146,12 +139,7 @@ def read(path: str | Path, *, allow_torn_tail: bool = False) -> Iterator[tuple[i
     (line number, None) instead of raising.
     """
     path = Path(path)
-    try:
-        data = read_bytes(path, "a JSON Lines file")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a JSON Lines file") from None
+    data = read_file(path, "a JSON Lines file")
     lines = data.split(b"\n")
     last = len(lines) - 1  # index of the text after the final "\n" ("" if the file ends cleanly)
     for index, raw in enumerate(lines):
@@ -189,12 +177,8 @@ def stream(path: str | Path, what: str, *, max_line_bytes: int,
     else:
         try:
             source, close = open(path, "rb"), True  # noqa: SIM115 (closed below)
-        except FileNotFoundError:
-            raise UserError(f"{name}: no such file; expected {what}") from None
-        except IsADirectoryError:
-            raise UserError(f"{name}: is a directory; expected {what}") from None
         except OSError as exc:
-            raise UserError(f"{name}: cannot read it ({exc.strerror or exc}); expected {what}") from None
+            raise unreadable(name, exc, what) from None
     try:
         number = 0
         while raw := source.readline(max_line_bytes + 1):

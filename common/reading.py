@@ -75,6 +75,35 @@ def read_bytes(path: str | Path, what: str, *, limit: int | None = None) -> byte
     return data
 
 
+def unreadable(path: str | Path, exc: OSError, what: str) -> UserError:
+    """The one line for a file that cannot be opened or read: no such file, a directory, or why the system
+    says, each naming the file and `what` was expected.
+
+    >>> print(unreadable("t.jsonl", FileNotFoundError(2, "No such file or directory"), "a trace file"))
+    t.jsonl: no such file, expected a trace file
+    >>> print(unreadable("d", IsADirectoryError(21, "Is a directory"), "a trace file"))
+    d: is a directory, expected a trace file
+    """
+    if isinstance(exc, FileNotFoundError):
+        return UserError(f"{path}: no such file, expected {what}")
+    if isinstance(exc, IsADirectoryError):
+        return UserError(f"{path}: is a directory, expected {what}")
+    return UserError(f"{path}: cannot read it ({exc.strerror or exc}), expected {what}")
+
+
+def read_file(path: str | Path, what: str, *, limit: int | None = None) -> bytes:
+    """`read_bytes`, with a missing file, a directory or any other failure to read it one line (`unreadable`).
+
+    >>> read_file("no-such-file.toml", "a prices file (TOML)")
+    Traceback (most recent call last):
+    common.errors.UserError: no-such-file.toml: no such file, expected a prices file (TOML)
+    """
+    try:
+        return read_bytes(path, what, limit=limit)
+    except OSError as exc:
+        raise unreadable(path, exc, what) from None
+
+
 def _not_regular(path: Path, mode: int, what: str) -> Exception | None:
     """What to raise for a file of this mode that is not a regular file (None for a regular one): a directory
     as `Path.read_bytes` raises it (POSIX opens a directory for reading), anything else as a `UserError`."""

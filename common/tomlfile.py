@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
-from common.reading import SMALL_FILE_BYTES, read_bytes
+from common.reading import SMALL_FILE_BYTES, read_file
 from common.records import shown
 
 KEY_AT_LINE_START = re.compile(r"[ \t]*([A-Za-z0-9_.\"' -]+?)[ \t]*=[ \t]*[+-]?[0-9]")
@@ -34,11 +34,7 @@ def load(path: str | Path, what: str) -> tuple[dict[str, Any], str]:
     """
     path = Path(path)
     try:
-        text = read_bytes(path, f"a {what} (TOML)", limit=SMALL_FILE_BYTES).decode("utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a {what} (TOML)") from None
+        text = read_file(path, f"a {what} (TOML)", limit=SMALL_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start + 1}), expected a {what} (TOML)") from None
     try:

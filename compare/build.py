@@ -225,13 +225,11 @@ def marked_figures(tables, defined) -> dict[str, str]:
     page marks them: drawn by the page's own code (report/figures.py) from the two tables as their CSV files
     hold them, so that each file is the figure the page shows, byte for byte."""
     from report.figures import contrasts_svg, rates_svg
-    from stats.render import to_csv
-    from stats.schema import origin_of, parse_table, records
+    from stats.schema import as_written, origin_of, records
     from stats.specs import CONTRASTS, RATES
 
     by_name = {table.name: table for table in tables}
-    rates = parse_table(to_csv(by_name[RATES.name]), RATES, outputs.TABLES + "/rates.csv")
-    contrasts = parse_table(to_csv(by_name[CONTRASTS.name]), CONTRASTS, outputs.TABLES + "/contrasts.csv")
+    rates, contrasts = as_written(by_name[RATES.name]), as_written(by_name[CONTRASTS.name])
     origins = {row.model: origin_of(row) for row in records(rates) if origin_of(row)}
     return {outputs.RATES_FIGURE: rates_svg(rates, defined),
             outputs.CONTRASTS_FIGURE: contrasts_svg(contrasts, origins)}

@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from common.errors import UserError
-from common.reading import SMALL_FILE_BYTES, read_bytes
+from common.reading import SMALL_FILE_BYTES, read_file
 from common.records import shown
-from stats.render import FORMULA_START, Column, Table
+from stats.render import FORMULA_START, Column, Table, csv_cell
 
 # `seam.py compare` puts this column first in every table (released or yours); any table may carry it, so
 # that the report, which stands below compare, reads a compare folder's tables like the release's.
@@ -208,11 +208,7 @@ def read_table(path: str | Path, spec: TableSpec) -> Table:
     """
     path = Path(path)
     try:
-        text = read_bytes(path, f"the {spec.name} table (CSV)", limit=SMALL_FILE_BYTES).decode("utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file, expected the {spec.name} table") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected the {spec.name} table (CSV)") from None
+        text = read_file(path, f"the {spec.name} table (CSV)", limit=SMALL_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: byte {exc.start} is not UTF-8, expected the {spec.name} table (CSV)") from None
     return parse_table(text, spec, str(path))
@@ -244,6 +240,22 @@ def parse_table(text: str, spec: TableSpec, path: str) -> Table:
     except csv.Error as exc:
         raise UserError(f"{path}:{reader.line_num}: {exc}, expected a CSV table") from None
     return Table(spec.name, "", columns, tuple(rows))
+
+
+def as_written(table: Table) -> Table:
+    """`table` as a reader of its CSV file sees it (`read_table`): each cell at the precision it is written with
+    (`csv_cell`) and read back by its column's kind, so that what is drawn from it is drawn from the file's numbers.
+
+    >>> from stats.specs import RATES
+    >>> rates = RATES.table("", [("m", "newline", 3, 1, 1 / 3, 0.06, 0.79, 0)])
+    >>> as_written(rates).rows[0].rate
+    0.333333
+    """
+    kind = _record_type(tuple(column.key for column in table.columns))
+    where = f"{table.name} (as written)"
+    rows = tuple(kind(*(parse_cell(csv_cell(value, column.kind), column, where)
+                        for value, column in zip(row, table.columns, strict=True))) for row in table.rows)
+    return Table(table.name, "", table.columns, rows)
 
 
 def read_tables(folder: str | Path, specs: Iterable[TableSpec]) -> dict[str, Table]:
@@ -285,7 +297,7 @@ def read_notes(path: str | Path) -> tuple[str, ...]:
     """
     path = Path(path)
     try:
-        lines = read_bytes(path, "the notes on the tables", limit=SMALL_FILE_BYTES).decode("utf-8").split("\n")
+        lines = read_file(path, "the notes on the tables", limit=SMALL_FILE_BYTES).decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: byte {exc.start} is not UTF-8, expected the notes on the tables") from None
     if lines[:2] != [NOTES_HEADING, ""]:

@@ -170,7 +170,7 @@ def test_a_malformed_condition_file_is_one_line_naming_file_and_key(tmp_path, te
 
 
 def test_a_condition_file_that_is_missing_or_not_text_is_named(tmp_path):
-    with pytest.raises(UserError, match=r"nope\.toml: no such condition file"):
+    with pytest.raises(UserError, match=r"nope\.toml: no such file, expected a condition file \(TOML\)"):
         conditions.load(tmp_path / "nope.toml")
     (tmp_path / "bin.toml").write_bytes(b"\xff\xfe")
     with pytest.raises(UserError, match=r"bin\.toml: not UTF-8 text|bin\.toml: not valid TOML"):

@@ -146,7 +146,7 @@ def test_a_huge_value_is_quoted_cut_short(tmp_path):
 def test_not_toml_and_missing_file(tmp_path):
     with pytest.raises(UserError, match=r"model\.toml: not valid TOML"):
         load_config(write(tmp_path, "name = \n"))
-    with pytest.raises(UserError, match=r"nope\.toml: no such model config"):
+    with pytest.raises(UserError, match=r"nope\.toml: no such file, expected a model config \(TOML\)"):
         load_config(tmp_path / "nope.toml")
 
 

@@ -155,4 +155,4 @@ def test_the_usage_command_prints_the_table_and_writes_it(tmp_path, capsys):
                                      "completion_tokens"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["usage.csv", "usage.md", "usage.tex"]
     assert seam.main(["usage", str(traces), "--prices", str(tmp_path / "none.toml")]) == 2
-    assert "none.toml: no such prices file" in capsys.readouterr().err
+    assert "none.toml: no such file, expected a prices file (TOML)" in capsys.readouterr().err
