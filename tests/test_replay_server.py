@@ -7,6 +7,7 @@ import io
 import json
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -50,6 +51,15 @@ def ask(url: str, body) -> tuple[int, dict]:
         return error.code, json.load(error)
 
 
+def logged(log, text: str, wait_s: float = 10) -> str:
+    """The server's log once it holds `text`: each line is written just after its answer is sent, so the client
+    can read the answer first (a flake under load on a CI run)."""
+    deadline = time.monotonic() + wait_s
+    while text not in log.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return log.getvalue()
+
+
 def message_of(row: dict) -> str:
     from benchmark.dataset import requests
 
@@ -60,7 +70,7 @@ def test_a_message_gets_the_reply_its_row_kept(served):
     url, rows, log = served
     status, reply = ask(url, {"model": "any", "messages": [{"role": "user", "content": message_of(rows[0])}]})
     assert status == 200 and reply == rows[0]["response"]
-    assert f"replay: 200 {rows[0]['id']}" in log.getvalue()
+    assert f"replay: 200 {rows[0]['id']}" in logged(log, rows[0]["id"])
     assert message_of(rows[0])[:20] not in log.getvalue()  # the log names the id, never the text
 
 
@@ -122,7 +132,7 @@ def test_a_content_length_that_is_no_number_is_a_400_not_a_traceback(served):
     url, _, log = served
     answer = exchange(url, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}")
     assert answer.startswith(b"HTTP/1.1 400 ") and b"Content-Length is not a number" in answer
-    assert b"Connection: close" in answer and "replay: 400 -" in log.getvalue()
+    assert b"Connection: close" in answer and "replay: 400 -" in logged(log, "replay: 400 -")
 
 
 def test_the_body_of_a_404_is_read_so_the_connection_serves_the_next_request(served):
