@@ -361,12 +361,7 @@ class AnswerServer(ThreadingHTTPServer):
     def stop_stalled_write(self) -> None:
         """Close the connection whose answer has been written longest, once that is past STALLED_WRITE_S: a
         client that does not read what it asked for (one at a time: each frees a slot)."""
-        with self.since_lock:
-            if self.writers:
-                oldest = min(self.writers, key=self.writers.__getitem__)
-                if time.monotonic() - self.writers[oldest] > STALLED_WRITE_S:
-                    del self.writers[oldest]
-                    oldest.evict()
+        self._evict_oldest(self.writers, older_than=STALLED_WRITE_S)
 
     def writing(self, handler: AnswerHandler) -> None:
         with self.since_lock:
@@ -380,11 +375,17 @@ class AnswerServer(ThreadingHTTPServer):
         """Close the connection that has waited longest for its request, or is still sending it: a slow or idle
         client's, never one being answered. A browser sends a request whole as it connects, so this is never
         the reviewer's request in flight."""
+        self._evict_oldest(self.since)
+
+    def _evict_oldest(self, table: dict[AnswerHandler, float], older_than: float = 0.0) -> None:
+        """Close the connection of `table` (handler -> since when) that has been there longest, if longer than
+        `older_than` seconds."""
         with self.since_lock:
-            if self.since:
-                oldest = min(self.since, key=self.since.__getitem__)
-                del self.since[oldest]
-                oldest.evict()
+            if table:
+                oldest = min(table, key=table.__getitem__)
+                if time.monotonic() - table[oldest] >= older_than:
+                    del table[oldest]
+                    oldest.evict()
 
     def waiting(self, handler: AnswerHandler) -> None:
         with self.since_lock:
