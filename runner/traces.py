@@ -29,6 +29,10 @@ class TraceWriteError(UserError):
     """Appending to the trace failed (a full disk, a file-size limit): the run stops, the rows written stay."""
 
 
+class TraceLocked(UserError):
+    """Another process holds the trace's writer lock: a run is appending to it."""
+
+
 def move_torn(path: str | Path, torn: TornTail) -> Path:
     """Move the torn bytes into `<path>.torn-<UTC timestamp>`, then cut them from `path`.
 
@@ -106,8 +110,12 @@ class TraceWriter:
             _lock(self.fd)
         except BlockingIOError:
             os.close(self.fd)
-            raise UserError(f"{self.path}: another 'seam.py run' is appending to this trace; let it "
-                            "finish (or stop it), then run again") from None
+            raise TraceLocked(f"{self.path}: another 'seam.py run' is appending to this trace; let it "
+                              "finish (or stop it), then run again") from None
+        if not _still_at(self.fd, self.path):  # removed or replaced between the open and the lock
+            os.close(self.fd)
+            raise TraceLocked(f"{self.path}: was removed or replaced while it was being opened (a join of shard "
+                              "files, scripts/shards.py?); run again")
         self.lock = threading.Lock()
         self.last_sync = time.monotonic()
         self.failed: TraceWriteError | None = None
@@ -169,6 +177,17 @@ class TraceWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether the open file `fd` is still the file at `path`: rows appended to a file that was removed (or
+    replaced) after it was opened would reach no one."""
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        return False
+    here = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _lock(fd: int) -> None:

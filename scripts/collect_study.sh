@@ -11,10 +11,18 @@
 # data/studies/NAME/collecting/MODEL.jsonl, and stops the server. Killed at any point (a session's end), it is
 # rerun with the same command: the runner skips what is answered and asks the rest (docs/RUNNER.md, resuming);
 # a model whose rows are all there is passed over in seconds. Each model's progress goes to
-# $SEAM_MODEL_CACHE/../collect-NAME-MODEL.log (default ~/.cache/seam/); nothing but the traces is written in
+# $SEAM_COLLECT_LOGS/collect-NAME-MODEL.log (default ~/.cache/seam/); nothing but the traces is written in
 # the repository. The traces stay in collecting/ (which ./reproduce.sh does not read) until every model's are
 # complete; then `mv data/studies/NAME/collecting data/studies/NAME/traces` and `bash scripts/study.sh NAME`
 # release the study, and ./reproduce.sh regenerates and compares it from then on.
+#
+# Two cores: SHARD=K/N asks only shard K of N of each model's requests (alternate clusters, scripts/shards.py),
+# appending to MODEL.jsonl for K = 1 and to MODEL.jsonl.shard-K otherwise, so that N copies of the command, each
+# with its own PORT, share each model between N single-thread servers (logs: collect-NAME-MODEL.shard-K.log):
+#   SHARD=1/2 bash scripts/collect_study.sh guard
+#   SHARD=2/2 PORT=8081 bash scripts/collect_study.sh guard
+# Run every copy with the same N. Each leaves out what another file answered, and a copy that ends a model
+# joins the shard files into MODEL.jsonl once no run is appending to any of them (the last copy to end does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
@@ -29,23 +37,42 @@ conditions="data/conditions/$name.toml"
 [ -f "$conditions" ] || { echo "collect_study.sh: no condition file $conditions" >&2; exit 2; }
 if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
 PORT="${PORT:-8080}"
+SHARD="${SHARD:-1/1}"
+k=${SHARD%%/*}
+if ! [[ $SHARD =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]] || [ "$k" -gt "${SHARD#*/}" ]; then
+  echo "collect_study.sh: SHARD=$SHARD: expected K/N with 1 <= K <= N (such as 2/2)" >&2
+  exit 2
+fi
 logs="${SEAM_COLLECT_LOGS:-$HOME/.cache/seam}"
 mkdir -p "$logs" "data/studies/$name/collecting"
 
 only=$("$PY" -c 'import sys; from benchmark.conditions import load; print(",".join(c.name for c in load(sys.argv[1]).user))' "$conditions")
+every=$(mktemp "${TMPDIR:-/tmp}/seam-$name-every.XXXXXX")
 requests=$(mktemp "${TMPDIR:-/tmp}/seam-$name-requests.XXXXXX")
+errors=$(mktemp "${TMPDIR:-/tmp}/seam-$name-errors.XXXXXX")
 server_pid=""
 configs=()  # the configs made for another port than 8080
 cleanup() {
-  rm -f "$requests" ${configs[@]+"${configs[@]}"}
+  rm -f "$every" "$requests" "$errors" ${configs[@]+"${configs[@]}"}
   if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; fi
 }
 trap cleanup EXIT
 "$PY" seam.py check --conditions "$conditions" > /dev/null
-echo "study $name: conditions $only, models: ${models[*]}"
+echo "study $name: conditions $only, models: ${models[*]}, shard $SHARD"
+
+unjoined() {  # the shard files of a trace (MODEL.jsonl.shard-K, not their notes)
+  local file
+  for file in "$1".shard-*; do
+    [[ -f $file && $file =~ \.shard-[1-9][0-9]*$ ]] && echo "$file"
+  done
+  return 0
+}
 
 for model in "${models[@]}"; do
   out="data/studies/$name/collecting/$model.jsonl"
+  mine=$("$PY" scripts/shards.py path "$SHARD" "$out")
+  log="$logs/collect-$name-$model.log"
+  if [ "$SHARD" != 1/1 ]; then log="$logs/collect-$name-$model.shard-$k.log"; fi
   config="data/models/$model.toml"
   [ -f "$config" ] || { echo "collect_study.sh: no model config $config" >&2; exit 2; }
   if [ "$PORT" != 8080 ]; then
@@ -55,15 +82,54 @@ for model in "${models[@]}"; do
   fi
   replies=()  # the released clean outputs a later turn puts back (unused by a condition sent as one message)
   if [ -f "data/traces/$model.jsonl" ]; then replies=(--replies "data/traces/$model.jsonl"); fi
-  "$PY" seam.py prompts --conditions "$conditions" --only "$only" ${replies[@]+"${replies[@]}"} > "$requests"
-  echo "== $model -> $out: $(wc -l < "$requests") requests ($(date -u +%FT%TZ))"
+  "$PY" seam.py prompts --conditions "$conditions" --only "$only" ${replies[@]+"${replies[@]}"} > "$every"
+  "$PY" scripts/shards.py select "$SHARD" "$out" < "$every" > "$requests"
+  # The rows of the other files are left out of this shard's requests, so its runner never sees them: the
+  # runner's own checks (the model, the request settings, each request asked as it is rendered now) are made
+  # on them here, by a dry run that sends nothing (--move-torn: a row another copy is writing is not an error);
+  # on this shard's own file, the dry run also says what is left to ask.
+  for file in $(unjoined "$out") "$out"; do
+    [ "$file" = "$mine" ] || [ ! -f "$file" ] && continue
+    "$PY" seam.py run "$config" --conditions "$conditions" --requests "$every" --out "$file" --dry-run --move-torn \
+      > /dev/null 2> "$errors" || { cat "$errors" >&2; exit 1; }
+  done
+  todo=0
+  if [ -s "$requests" ]; then
+    todo=$("$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" --dry-run \
+      --move-torn 2> "$errors" | wc -l) || { cat "$errors" >&2; exit 1; }
+  fi
+  if [ "$todo" -eq 0 ]; then
+    echo "== $model: shard $SHARD has nothing left to ask"
+    "$PY" scripts/shards.py join "$out"
+    continue
+  fi
+  echo "== $model -> $mine: $todo requests ($(date -u +%FT%TZ))"
   THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"
   server_pid=$(cat "${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.pid")
-  "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$out" \
-    > "$logs/collect-$name-$model.log" 2>&1 || { tail -n 5 "$logs/collect-$name-$model.log" >&2; exit 1; }
-  tail -n 3 "$logs/collect-$name-$model.log"
+  for attempt in 1 2 3 4 5 6; do  # another copy's join holds the file's lock for a second or two
+    if "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" > "$log" 2>&1; then
+      break
+    fi
+    if [ "$attempt" -lt 6 ] && tail -n 1 "$log" | grep -q -e "another 'seam.py run' is appending" -e "removed or replaced while"; then
+      sleep 10
+      continue
+    fi
+    tail -n 5 "$log" >&2
+    exit 1
+  done
+  tail -n 3 "$log"
+  "$PY" scripts/shards.py join "$out"
   kill "$server_pid" 2> /dev/null || true
   while kill -0 "$server_pid" 2> /dev/null; do sleep 1; done  # the port is free for the next model
   server_pid=""
 done
-echo "study $name: collected ($(date -u +%FT%TZ))"
+left=()
+for model in "${models[@]}"; do
+  while IFS= read -r file; do left+=("$file"); done < <(unjoined "data/studies/$name/collecting/$model.jsonl")
+done
+if [ ${#left[@]} -gt 0 ]; then
+  echo "study $name: shard $SHARD collected ($(date -u +%FT%TZ)); not joined yet, as another copy is still running" \
+    "or was stopped: ${left[*]} (the last copy to end joins them; python scripts/shards.py join TRACE says why not)"
+else
+  echo "study $name: collected ($(date -u +%FT%TZ))"
+fi

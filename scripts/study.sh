@@ -46,6 +46,13 @@ if [ ${#traces[@]} -eq 0 ]; then
   exit 2
 fi
 
+for shard in "$study/$folder"/*.jsonl.shard-*; do  # a shard file (scripts/shards.py), not its notes
+  if [ "$folder" = traces ] && [[ $shard =~ \.shard-[1-9][0-9]*$ ]]; then
+    echo "study.sh: $shard: a shard file not joined yet (python scripts/shards.py join ${shard%.shard-*})" >&2
+    exit 2
+  fi
+done
+
 # Checked before anything is written: each model's clean outputs are paired with, and its built-in labels
 # tabled and shown beside the study's.
 for trace in "${traces[@]}"; do
@@ -56,14 +63,13 @@ done
 
 if [ "$folder" = collecting ]; then
   # A collection may be appending to these files: every step below reads one copy of the rows so far, without a
-  # last line still being written.
+  # last line still being written, with the rows of the model's shard files (scripts/shards.py).
   mkdir -p "$out/traces"
   copies=()
   for trace in "${traces[@]}"; do
     copy="$out/traces/$(basename "$trace")"
     copies+=("$copy")
-    "$PY" -c 'import sys; data = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(data[:data.rfind(b"\n") + 1])' \
-      "$trace" "$copy"
+    "$PY" scripts/shards.py join "$trace" --out "$copy"  # and the rows of its shard files so far
   done
   traces=("${copies[@]}")
 fi

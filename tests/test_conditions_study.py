@@ -226,17 +226,36 @@ def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anythin
                            "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
     assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
 
-def test_study_sh_collecting_reads_a_copy_without_a_torn_tail_and_never_writes_under_data(tmp_path):
-    """A look at a study still collecting: the rows so far, copied without the line being written, into a
-    folder of the user's; never the study's own folder (whose labels would then be taken for released ones)."""
+def test_study_sh_refuses_a_released_folder_with_a_shard_file_not_joined(tmp_path):
+    """A study's traces are one file per model: rows left in a shard file would be silently left out."""
     (tmp_path / "scripts").mkdir()
     shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
+    for name in ("data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/studies/x/traces/m.jsonl.shard-2",
+                 "data/studies/x/traces/m.jsonl.shard-3.torn-20261205T000000Z"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+    done = subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == ("study.sh: data/studies/x/traces/m.jsonl.shard-2: a shard file not joined yet "
+                           "(python scripts/shards.py join data/studies/x/traces/m.jsonl)\n")
+
+
+def test_study_sh_collecting_reads_a_copy_without_a_torn_tail_and_never_writes_under_data(tmp_path):
+    """A look at a study still collecting: the rows so far, copied without the line being written, with the rows
+    of the model's shard files (scripts/shards.py), into a folder of the user's; never the study's own folder
+    (whose labels would then be taken for released ones)."""
+    (tmp_path / "scripts").mkdir()
+    for script in ("study.sh", "shards.py"):
+        shutil.copy2(ROOT / "scripts" / script, tmp_path / "scripts" / script)
+    (tmp_path / "common").symlink_to(ROOT / "common")
     for name in ("data/conditions/x.toml", "data/traces/m.jsonl", "data/labels/m.jsonl"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("\n", encoding="utf-8")
     collecting = tmp_path / "data" / "studies" / "x" / "collecting" / "m.jsonl"
     collecting.parent.mkdir(parents=True)
     collecting.write_bytes(b'{"row": 1}\n{"row": 2}\n{"row": 3, "torn')
+    collecting.with_name("m.jsonl.shard-2").write_bytes(b'{"row": 5}\n{"row": 6, "cut')
 
     def run(*argv):
         return subprocess.run(["bash", "scripts/study.sh", *argv], cwd=tmp_path,
@@ -248,7 +267,8 @@ def test_study_sh_collecting_reads_a_copy_without_a_torn_tail_and_never_writes_u
     assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
     done = run("--collecting", "x", "look")  # fails further on (no scripts here but study.sh), after the copy
     assert done.returncode != 0
-    assert (tmp_path / "look" / "traces" / "m.jsonl").read_bytes() == b'{"row": 1}\n{"row": 2}\n'
+    assert (tmp_path / "look" / "traces" / "m.jsonl").read_bytes() == b'{"row": 1}\n{"row": 2}\n{"row": 5}\n'
+    assert sorted(p.name for p in (tmp_path / "look" / "traces").iterdir()) == ["m.jsonl"]
     assert collecting.read_bytes().endswith(b'"torn')  # the collection's file is untouched
 
 

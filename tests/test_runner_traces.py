@@ -132,3 +132,22 @@ def test_an_out_that_links_to_a_regular_file_is_appended_through_the_link(tmp_pa
         run(config, rows[:1], link, log=io.StringIO())
         run(config, rows, link, log=io.StringIO())
     assert link.is_symlink() and list(read_final(target).final) == [row.id for row in rows]
+
+
+@pytest.mark.parametrize("change", ["removed", "replaced"])
+def test_a_trace_removed_or_replaced_between_open_and_lock_is_refused_not_appended_to(tmp_path, monkeypatch, change):
+    """Rows appended to a file no path leads to any more would reach no one (a join of shard files, which
+    removes the shard file, can fall between a runner's open and its lock: scripts/shards.py)."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("")
+    real = traces._lock
+
+    def lock_after_a_join(fd):
+        path.unlink()
+        if change == "replaced":
+            path.write_text("")
+        real(fd)
+
+    monkeypatch.setattr(traces, "_lock", lock_after_a_join)
+    with pytest.raises(traces.TraceLocked, match="was removed or replaced while it was being opened"):
+        traces.TraceWriter(path)
