@@ -109,7 +109,8 @@ def add_commands(subparsers) -> None:
                              "up to 5 minutes (default 10)")
     parser.add_argument("--move-torn", action="store_true",
                         help="if the trace ends in a torn line (a crash mid-write), move it to "
-                             "OUT.torn-<time> and continue")
+                             "OUT.torn-<time> and continue (with --dry-run: show what would then be asked, "
+                             "moving nothing)")
     parser.set_defaults(func=run_command)
 
 
@@ -224,14 +225,15 @@ def run_command(args) -> int:
     if args.dry_run or args.check_connection:
         if args.dry_run:
             count = dry_run(config, requests, args.out, sys.stdout, retry_unusable=args.retry_unusable,
-                            retry_failed=args.retry_failed)
+                            retry_failed=args.retry_failed, move_torn=args.move_torn, log=sys.stderr)
             print(f"run: dry run, {count} {plural(count, 'request')} printed, none sent", file=sys.stderr)
         if args.check_connection:
             from runner.check import check_connection
             from runner.run import to_send
 
             todo = to_send(config, requests, args.out, retry_unusable=args.retry_unusable,
-                           retry_failed=args.retry_failed)
+                           retry_failed=args.retry_failed, move_torn=args.move_torn,
+                           log=None if args.dry_run else sys.stderr)
             print(check_connection(config, todo, requests), file=sys.stderr)
         return 0
     if not args.out:

@@ -164,14 +164,20 @@ def run(config: ModelConfig, requests: list[Request], out: str | Path, *, retry_
 
 
 def to_send(config: ModelConfig, requests: list[Request], out: str | Path | None, *, retry_unusable: bool = False,
-            retry_failed: bool = False) -> list[Request]:
-    """The requests a run would send, in order, reading `out` (when given) but writing nothing."""
+            retry_failed: bool = False, move_torn: bool = False, log=None) -> list[Request]:
+    """The requests a run would send, in order, reading `out` (when given) but writing nothing. A torn last line
+    is refused as a run refuses it; with `move_torn`, as the run would move it aside, the requests are those
+    after that (its own asked again), and `log` is told that nothing was moved."""
     check_unique_ids(requests)
     todo = requests
     if out is not None:
         trace = scan(out)
-        if trace.torn:
+        if trace.torn and not move_torn:
             raise UserError(torn_message(Path(out), trace.torn))
+        if trace.torn and log is not None:
+            log.write(f"run: {out}:{trace.torn.line}: the last line is torn ({trace.torn.size} bytes); the run "
+                      f"would move it to {Path(out).name}.torn-<time> first and ask its request again; nothing "
+                      "is moved now\n")
         todo, _ = plan(config, requests, trace, retry_unusable=retry_unusable, retry_failed=retry_failed)
         at_provider = in_flight(out)
         todo = [request for request in todo if request.id not in at_provider]  # in an open batch: not sent again
@@ -179,12 +185,13 @@ def to_send(config: ModelConfig, requests: list[Request], out: str | Path | None
 
 
 def dry_run(config: ModelConfig, requests: list[Request], out: str | Path | None, stream, *,
-            retry_unusable: bool = False, retry_failed: bool = False) -> int:
-    """Print the exact requests a run would send (one JSON line each), sending nothing.
+            retry_unusable: bool = False, retry_failed: bool = False, move_torn: bool = False, log=None) -> int:
+    """Print the exact requests a run would send (one JSON line each), sending nothing (`to_send`).
 
     The key is never read: its header shows the variable's name instead, as do `[headers_env]`'s.
     """
-    todo = to_send(config, requests, out, retry_unusable=retry_unusable, retry_failed=retry_failed)
+    todo = to_send(config, requests, out, retry_unusable=retry_unusable, retry_failed=retry_failed,
+                   move_torn=move_torn, log=log)
     provider = providers.get(config.provider)
     for request in todo:
         url, headers, body = providers.build(provider, config, request.conversation)

@@ -84,6 +84,27 @@ def test_dry_run_with_out_shows_only_what_is_left(tmp_path, files, capsys):
     assert printed == [row.id for row in rows[9:]]
 
 
+def test_dry_run_with_move_torn_shows_what_the_run_would_ask_after_moving_and_moves_nothing(tmp_path, files, capsys):
+    """--move-torn with --dry-run: the requests the run would send once it moved the torn line aside (that line's
+    own request among them), said so, and the file untouched (it used to refuse, telling to add --move-torn)."""
+    rows, requests, out = files
+    with serve() as server:
+        config = str(config_file(tmp_path, server))
+        seam.main(["run", config, "--requests", str(requests), "--out", str(out), "--first", "3"])
+        torn = out.read_bytes()[:-40]  # the last row cut short, as a crash mid-write leaves it
+        out.write_bytes(torn)
+        capsys.readouterr()
+        dry = ["run", config, "--requests", str(requests), "--out", str(out), "--dry-run"]
+        assert seam.main(dry) == 2
+        assert "--move-torn" in capsys.readouterr().err
+        assert seam.main([*dry, "--move-torn"]) == 0
+        assert server.received[9:] == []
+    captured = capsys.readouterr()
+    assert [json.loads(line)["id"] for line in captured.out.splitlines()] == [row.id for row in rows[8:]]
+    assert f"{out}:9: the last line is torn" in captured.err and "nothing is moved now" in captured.err
+    assert out.read_bytes() == torn and [p.name for p in tmp_path.glob("traces.jsonl*")] == ["traces.jsonl"]
+
+
 def test_exit_codes_failed_is_1_and_stopped_is_2(tmp_path, files, capsys, monkeypatch):
     rows, requests, out = files
     monkeypatch.setenv("SEAM_TEST_KEY", "sk-test-abcdefgh")
