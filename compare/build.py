@@ -213,7 +213,8 @@ def compare(traces: list[str], out: str | Path, *, conditions: str | None = None
         extra[outputs.VALIDITY_ITEMS] = "".join(map(jsonl.dumps, items))
     check_outside_data(out / outputs.PAGE, str(out / outputs.PAGE))
     write_tables(out / outputs.TABLES, tables, command="python seam.py compare", extra=extra, what="compare tables",
-                 check=lambda path: check_written(path, read))
+                 check=lambda path: check_written(path, read),
+                 replaces=[path.name for path in outputs.planned(out, ()) if path.parent == out / outputs.TABLES])
     print("compare: writing the report", file=log)
     page(inputs, out, conditions, mine)
     return {"models": inputs.models, "released": sorted(m for m, o in origins.items() if o == RELEASED),

@@ -144,9 +144,10 @@ def run_tables(args) -> int:
     from stats import resample
     from stats.evidence import read_evidence
     from stats.labels import load_labels
-    from stats.render import write_tables
+    from stats.render import table_files, write_tables
     from stats.schema import notes_text
     from stats.settings import TableSettings
+    from stats.specs import TABLES
     from stats.summary import summary_lines
     from stats.tables import build_report
 
@@ -175,7 +176,8 @@ def run_tables(args) -> int:
     out = Path(args.out)
     extra = {"rates.svg": report.figure, "contrasts.svg": report.contrasts_figure,
              "notes.md": notes_text(report.notes), "provenance.json": jsonl.dumps(report.provenance)}
-    written = write_tables(out, report.tables, command=COMMAND, extra=extra, what="tables")
+    written = write_tables(out, report.tables, command=COMMAND, extra=extra, what="tables",
+                           replaces=table_files(spec.name for spec in TABLES))
     print(f"{len(labels.models)} models, {len(labels.conditions)} conditions, "
           f"{len(labels.clusters)} clusters: wrote {len(written)} files to {out}")
     if exclusions is not None:

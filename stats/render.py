@@ -15,7 +15,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -271,12 +271,18 @@ def to_latex(table: Table, *, command: str) -> str:
 
 
 def write_tables(out: str | Path, tables, *, command: str | None, extra: Mapping[str, str] | None = None,
-                 what: str, check: Callable[[Path], None] | None = None) -> list[Path]:
+                 what: str, check: Callable[[Path], None] | None = None, replaces: Iterable[str] = ()) -> list[Path]:
     """The one writer of tables: each table as `<name>.csv`, `<name>.md` and, when `command` names the command
     that made them, `<name>.tex`; then the `extra` files (a name in `out` and its text: figures, notes,
     provenance, item files); every file or (a full disk) none, so a failure never leaves some tables new and
     the others old. `check` sees each path before anything is written (compare refuses one inside data/);
     `what` names the files in a failure ("tables"). Returns the paths, in that order.
+
+    `replaces` names the files in `out` that are the command's own (`table_files` of its specs): once the new
+    files are in place, those of them this run did not write are removed, so that a folder written twice never
+    shows the first run's optional table (a recovered share, a usage table) beside the second run's others, as
+    the page reads every table a spec names. Files it does not name (another command's tables in the same
+    folder, the user's own) are left alone.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -299,7 +305,23 @@ def write_tables(out: str | Path, tables, *, command: str | None, extra: Mapping
         for path in texts:
             check(path)
     write_files({path: text.encode("utf-8") for path, text in texts.items()}, what)
+    stale = [out / name for name in dict.fromkeys(replaces) if out / name not in texts and (out / name).is_file()]
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise UserError(f"could not remove {path}, a table of an earlier run: {exc.strerror or exc}; "
+                            f"the {what} are written, remove it by hand") from None
     return list(texts)
+
+
+def table_files(names: Iterable[str]) -> list[str]:
+    """The files `write_tables` writes for the tables named: CSV, Markdown and LaTeX each.
+
+    >>> table_files(["rates"])
+    ['rates.csv', 'rates.md', 'rates.tex']
+    """
+    return [f"{name}.{suffix}" for name in names for suffix in ("csv", "md", "tex")]
 
 
 def write_report(out: Path, tables, provenance: tuple[str, str], what: str) -> list[Path]:

@@ -281,3 +281,17 @@ def test_cli_summary_quotes_each_rate_and_contrast_from_the_tables(tmp_path, cap
 def test_summary_of_a_folder_without_tables_is_empty(tmp_path):
     from stats.summary import folder_lines, summary_lines
     assert folder_lines(tmp_path) == [] and summary_lines({}) == []
+
+
+def test_a_table_an_earlier_run_wrote_and_this_run_does_not_is_removed_and_nothing_else(tmp_path, capsys):
+    """The page reads every table a spec names in the folder: an earlier run's usage table (written with
+    --traces) must not be shown beside a later run's rates. Files no spec names are the user's and stay."""
+    jsonl.write(tmp_path / "labels.jsonl", synthetic_labels(2, 12, comments=4, seed=5))
+    out = tmp_path / "out"
+    assert run_cli(tmp_path / "labels.jsonl", "--out", out, "--resamples", 50) == 0
+    for name in ("usage.csv", "usage.md", "usage.tex", "recovered.csv", "mine.csv", "rates.txt"):
+        (out / name).write_text("from an earlier run\n")
+    assert run_cli(tmp_path / "labels.jsonl", "--out", out, "--resamples", 50) == 0
+    names = {p.name for p in out.iterdir()}
+    assert not names & {"usage.csv", "usage.md", "usage.tex", "recovered.csv"}
+    assert {"mine.csv", "rates.txt", "rates.csv", "sensitivity.tex"} <= names

@@ -160,9 +160,15 @@ def test_execute_runs_the_functional_check_reproducibly(trace, tmp_path, capsys)
     run_cli(trace, "--out", tmp_path / "b", "--execute")
     for path in sorted((tmp_path / "a").iterdir()):
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
-    # a later run without --execute leaves the earlier functional tables alone, and says so
+    # a later run without --execute leaves the earlier functional tables alone, and says so; an optional table
+    # of this command that it did not write this time (the sensitivity table of --labels) is removed
+    (tmp_path / "a" / "validity_sensitivity.csv").write_text("from an earlier run\n")
     run_cli(trace, "--out", tmp_path / "a")
     assert "still holds functional tables" in capsys.readouterr().out
+    assert (tmp_path / "a" / "validity_functional.csv").read_bytes() == (tmp_path / "b" / "validity_functional.csv"
+                                                                          ).read_bytes()
+    assert (tmp_path / "a" / "validity_functional_items.jsonl").is_file()
+    assert not (tmp_path / "a" / "validity_sensitivity.csv").exists()
 
 
 def started_at(row: dict, value) -> dict:

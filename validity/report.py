@@ -18,7 +18,7 @@ from benchmark.conditions import ConditionSet
 from common import jsonl
 from common.records import Cluster
 from stats.labels import load_labels
-from stats.render import Table, write_tables
+from stats.render import Table, table_files, write_tables
 from validity import functional, provenance, specs
 from validity.checked import Checked, Options, check_outputs, data_notes, marker_notes, parse_notes
 from validity.contrasts import clean_contrast_rows, clean_contrasts_table, versus
@@ -155,4 +155,5 @@ def write(report: ValidityReport, out: Path) -> list[Path]:
     items = {"validity_items.jsonl": "".join(map(jsonl.dumps, report.items))}
     if report.functional_items is not None:
         items["validity_functional_items.jsonl"] = "".join(map(jsonl.dumps, report.functional_items))
-    return write_tables(out, report.tables, command="python seam.py validity", extra=items, what="validity tables")
+    return write_tables(out, report.tables, command="python seam.py validity", extra=items, what="validity tables",
+                        replaces=table_files(spec.name for spec in specs.TABLES if spec.name not in FUNCTIONAL_FILES))
