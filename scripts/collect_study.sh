@@ -21,8 +21,9 @@
 # with its own PORT, share each model between N single-thread servers (logs: collect-NAME-MODEL.shard-K.log):
 #   SHARD=1/2 bash scripts/collect_study.sh guard
 #   SHARD=2/2 PORT=8081 bash scripts/collect_study.sh guard
-# Run every copy with the same N. Each leaves out what another file answered, and a copy that ends a model
-# joins the shard files into MODEL.jsonl once no run is appending to any of them (the last copy to end does).
+# Run every copy with the same N. Each leaves out what any file answered, and a copy that ends a model joins
+# the shard files into MODEL.jsonl once no run is appending to any of them (so the last copy to end does); it
+# says "collected" only when every request of every model has a row in MODEL.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
@@ -35,7 +36,6 @@ models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(smollm2-135m qwen2.5-coder-0.5b qwen2.5-coder-1.5b)
 conditions="data/conditions/$name.toml"
 [ -f "$conditions" ] || { echo "collect_study.sh: no condition file $conditions" >&2; exit 2; }
-if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
 PORT="${PORT:-8080}"
 SHARD="${SHARD:-1/1}"
 k=${SHARD%%/*}
@@ -43,6 +43,7 @@ if ! [[ $SHARD =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]] || [ "$k" -gt "${SHARD#*/}" ]; th
   echo "collect_study.sh: SHARD=$SHARD: expected K/N with 1 <= K <= N (such as 2/2)" >&2
   exit 2
 fi
+if [ -z "${PY:-}" ]; then source scripts/venv.sh requirements.txt; fi
 logs="${SEAM_COLLECT_LOGS:-$HOME/.cache/seam}"
 mkdir -p "$logs" "data/studies/$name/collecting"
 
@@ -51,12 +52,19 @@ every=$(mktemp "${TMPDIR:-/tmp}/seam-$name-every.XXXXXX")
 requests=$(mktemp "${TMPDIR:-/tmp}/seam-$name-requests.XXXXXX")
 errors=$(mktemp "${TMPDIR:-/tmp}/seam-$name-errors.XXXXXX")
 server_pid=""
+runner_pid=""
 configs=()  # the configs made for another port than 8080
-cleanup() {
+cleanup() {  # the runner first (SIGTERM: it keeps its rows and notes), then the server it is asking
+  if [ -n "$runner_pid" ]; then
+    kill -TERM "$runner_pid" 2> /dev/null || true
+    wait "$runner_pid" 2> /dev/null || true
+  fi
   rm -f "$every" "$requests" "$errors" ${configs[@]+"${configs[@]}"}
   if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; fi
 }
 trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 "$PY" seam.py check --conditions "$conditions" > /dev/null
 echo "study $name: conditions $only, models: ${models[*]}, shard $SHARD"
 
@@ -68,6 +76,7 @@ unjoined() {  # the shard files of a trace (MODEL.jsonl.shard-K, not their notes
   return 0
 }
 
+incomplete=()
 for model in "${models[@]}"; do
   out="data/studies/$name/collecting/$model.jsonl"
   mine=$("$PY" scripts/shards.py path "$SHARD" "$out")
@@ -83,53 +92,54 @@ for model in "${models[@]}"; do
   replies=()  # the released clean outputs a later turn puts back (unused by a condition sent as one message)
   if [ -f "data/traces/$model.jsonl" ]; then replies=(--replies "data/traces/$model.jsonl"); fi
   "$PY" seam.py prompts --conditions "$conditions" --only "$only" ${replies[@]+"${replies[@]}"} > "$every"
-  "$PY" scripts/shards.py select "$SHARD" "$out" < "$every" > "$requests"
-  # The rows of the other files are left out of this shard's requests, so its runner never sees them: the
-  # runner's own checks (the model, the request settings, each request asked as it is rendered now) are made
-  # on them here, by a dry run that sends nothing (--move-torn: a row another copy is writing is not an error);
-  # on this shard's own file, the dry run also says what is left to ask.
+  # The shard's requests leave out every request a file has a row for, so no runner sees those rows: the
+  # runner's own checks of them (the model, the request settings, each request asked as it is rendered now)
+  # are made here, by a dry run on each file that sends nothing (--move-torn: a row that another copy is
+  # writing is not an error).
   for file in $(unjoined "$out") "$out"; do
-    [ "$file" = "$mine" ] || [ ! -f "$file" ] && continue
+    [ -f "$file" ] || continue
     "$PY" seam.py run "$config" --conditions "$conditions" --requests "$every" --out "$file" --dry-run --move-torn \
       > /dev/null 2> "$errors" || { cat "$errors" >&2; exit 1; }
   done
-  todo=0
+  "$PY" scripts/shards.py select "$SHARD" "$out" < "$every" > "$requests"
   if [ -s "$requests" ]; then
-    todo=$("$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" --dry-run \
-      --move-torn 2> "$errors" | wc -l) || { cat "$errors" >&2; exit 1; }
-  fi
-  if [ "$todo" -eq 0 ]; then
+    echo "== $model -> $mine: $(wc -l < "$requests") requests ($(date -u +%FT%TZ))"
+    THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"
+    server_pid=$(cat "${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.pid")
+    for attempt in 1 2 3 4 5 6; do
+      "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" --move-torn \
+        > "$log" 2>&1 &
+      runner_pid=$!
+      status=0
+      wait "$runner_pid" || status=$?
+      runner_pid=""
+      [ "$status" -eq 0 ] && break
+      # Another copy's join holds the file's lock for a second or two: wait, and choose again (it may have
+      # moved this shard's rows into the trace).
+      if [ "$attempt" -lt 6 ] && tail -n 1 "$log" | grep -q -e "another 'seam.py run' is appending" -e "removed or replaced while"; then
+        sleep 10
+        "$PY" scripts/shards.py select "$SHARD" "$out" < "$every" > "$requests"
+        [ -s "$requests" ] || break
+        continue
+      fi
+      tail -n 5 "$log" >&2
+      exit 1
+    done
+    tail -n 3 "$log"
+    kill "$server_pid" 2> /dev/null || true
+    while kill -0 "$server_pid" 2> /dev/null; do sleep 1; done  # the port is free for the next model
+    server_pid=""
+  else
     echo "== $model: shard $SHARD has nothing left to ask"
-    "$PY" scripts/shards.py join "$out"
-    continue
   fi
-  echo "== $model -> $mine: $todo requests ($(date -u +%FT%TZ))"
-  THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"
-  server_pid=$(cat "${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.pid")
-  for attempt in 1 2 3 4 5 6; do  # another copy's join holds the file's lock for a second or two
-    if "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" > "$log" 2>&1; then
-      break
-    fi
-    if [ "$attempt" -lt 6 ] && tail -n 1 "$log" | grep -q -e "another 'seam.py run' is appending" -e "removed or replaced while"; then
-      sleep 10
-      continue
-    fi
-    tail -n 5 "$log" >&2
-    exit 1
-  done
-  tail -n 3 "$log"
   "$PY" scripts/shards.py join "$out"
-  kill "$server_pid" 2> /dev/null || true
-  while kill -0 "$server_pid" 2> /dev/null; do sleep 1; done  # the port is free for the next model
-  server_pid=""
+  if [ -n "$(unjoined "$out")" ] || [ "$("$PY" scripts/shards.py left "$out" < "$every")" -ne 0 ]; then
+    incomplete+=("$model")
+  fi
 done
-left=()
-for model in "${models[@]}"; do
-  while IFS= read -r file; do left+=("$file"); done < <(unjoined "data/studies/$name/collecting/$model.jsonl")
-done
-if [ ${#left[@]} -gt 0 ]; then
-  echo "study $name: shard $SHARD collected ($(date -u +%FT%TZ)); not joined yet, as another copy is still running" \
-    "or was stopped: ${left[*]} (the last copy to end joins them; python scripts/shards.py join TRACE says why not)"
+if [ ${#incomplete[@]} -gt 0 ]; then
+  echo "study $name: shard $SHARD done ($(date -u +%FT%TZ)); not complete yet: ${incomplete[*]} (another shard is" \
+    "still asking, or was stopped, or its file is not joined: python scripts/shards.py join TRACE says why)"
 else
   echo "study $name: collected ($(date -u +%FT%TZ))"
 fi

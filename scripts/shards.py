@@ -3,6 +3,7 @@
 
     seam.py prompts ... | python scripts/shards.py select K/N TRACE > part.jsonl
     python scripts/shards.py path K/N TRACE           # the file shard K appends to
+    seam.py prompts ... | python scripts/shards.py left TRACE   # how many requests no file has a row for
     python scripts/shards.py join TRACE               # the shard files into TRACE, in place
     python scripts/shards.py join TRACE --out COPY    # TRACE and its shard files, complete lines, into COPY
 
@@ -13,16 +14,18 @@ so shard K of N writes its own file: TRACE itself for K = 1, `TRACE.shard-K` oth
 folder of traces does not read it as another model's file). `scripts/collect_study.sh` uses these commands.
 
 `select` keeps, from the request rows on stdin, the clusters whose position (in the order the rows name them)
-is K - 1 modulo N, less every id that has a row in another of the files (TRACE and its shard files: shards
-are disjoint, however N changes between sessions). Ids answered in the shard's own file are kept: the
-runner skips them itself, after checking that they were asked as the request is now. A request that a
-stopped run left in flight (noted in that file's `.sent`, runner/sent.py) goes to the shard that sent it,
-whose runner records the lost attempt when it asks again; it is left out of every other shard.
+is K - 1 modulo N, less every id that has a row in any of the files (TRACE and its shard files: shards are
+disjoint, however N changes between sessions). The rows it leaves out never reach a runner, which would
+check that each was asked as the request is rendered now: a dry run on each file does that check
+(scripts/collect_study.sh). A request that a stopped run left unsettled (sent with its answer lost, noted in
+that file's `.sent`, or waiting on a server's Retry-After, `.pending`) goes to the shard that sent it, whose
+runner records the lost attempt (keeps the wait) when it asks again; it is left out of every other shard.
 
 `join` appends each shard file's rows to TRACE and removes the shard file. It holds every file's runner lock
 meanwhile (a run still appending to any of them: nothing is joined, and it says so), refuses files of
 another model or other request settings, and an id with rows in two files (asked twice). A shard whose run
-was stopped with a request in flight waits for that run to be resumed (its notes would be lost). A torn last
+was stopped with a request unsettled waits for that run to be resumed (its notes would be lost); settled
+notes go with their shard file. A torn last
 line (a crash mid-write) is moved aside first, as the runner's --move-torn does, keeping its bytes; a row
 already in TRACE byte for byte (a join cut short) is not appended twice. `--out` writes the joined rows to a
 copy instead, without the locks and without the torn last lines, changing nothing: a look at a collection
@@ -100,11 +103,19 @@ def _ids(path: Path) -> set[str]:
     return {_row_id(line, f"{path}:{number}") for number, line in enumerate(_complete_lines(path), 1)}
 
 
-def _noted(trace_file: Path) -> set[str]:
-    """The ids of the runner's notes of requests sent from this trace file whose answer no row of it records."""
-    from runner import sent
+def unsettled(trace_file: Path) -> set[str]:
+    """The ids a stopped run of this trace file left unsettled: a request sent whose answer no row of the file
+    records (runner/sent.py), or one a server asked to wait for, a wait not over yet (runner/pending.py). The
+    file's own runner settles them (records the lost attempt, keeps the wait); another would not."""
+    from common.traces import scan
+    from runner import pending, sent
 
-    return {note.id for note in sent.read(Path(f"{trace_file}{SENT}"))} - _ids(trace_file)
+    notes = sent.read(sent.path_for(trace_file))  # the notes before the rows: a note settled since is then
+    waits = pending.read(pending.path_for(trace_file))  # accounted for by a row read after it
+    final = scan(trace_file).final if notes else {}
+    now = time.time()
+    return ({note.id for note in notes if not sent.accounted(note, final.get(note.id))}
+            | {wait.id for wait in waits if wait.until > now})
 
 
 def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
@@ -113,20 +124,19 @@ def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
 
     _refuse_shard_name(trace)
     own = shard_path(trace, k)
+    files = [*shard_files(trace), trace]
+    holders = {path.with_name(path.name[:-len(suffix)]) for suffix in (SENT, PENDING)
+               for path in [*shard_files(trace, suffix), Path(f"{trace}{suffix}")] if path.is_file()}
+    here = unsettled(own)
+    elsewhere = set().union(*(unsettled(holder) for holder in holders if holder != own)) - here
     # The shard files before the trace: a join moves rows from the former to the latter only, so a join
-    # between the two reads cannot hide a row from both.
-    others = [path for path in [*shard_files(trace), trace] if path != own]
+    # between the two reads cannot hide a row from both. The shard's own file is read too: a row it holds may
+    # be joined into the trace before its runner opens the file, which then would not see it.
     done: set[str] = set()
-    for path in others:
+    for path in files:
         done |= _ids(path)
-    in_flight_here = _noted(own)
-    in_flight_elsewhere = set()
-    for path in [*shard_files(trace, SENT), Path(f"{trace}{SENT}")]:
-        holder = path.with_name(path.name[:-len(SENT)])
-        if holder != own:
-            in_flight_elsewhere |= _noted(holder)
     position: dict[str, int] = {}
-    counts = dict.fromkeys(("shard", "answered", "in_flight_elsewhere", "written"), 0)
+    counts = dict.fromkeys(("shard", "answered", "unsettled_elsewhere", "written"), 0)
     for number, line in enumerate(requests, 1):
         if not line.strip():
             continue
@@ -137,17 +147,25 @@ def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
             raise UserError(f"<stdin>:{number}: expected a request row of 'seam.py prompts' "
                             "(a JSON object with cluster and id)") from None
         index = position.setdefault(cluster, len(position))
-        if index % n != k - 1 and rid not in in_flight_here:
+        if index % n != k - 1 and rid not in here:
             continue
         counts["shard"] += 1
         if rid in done:
             counts["answered"] += 1
-        elif rid in in_flight_elsewhere and rid not in in_flight_here:
-            counts["in_flight_elsewhere"] += 1
+        elif rid in elsewhere:
+            counts["unsettled_elsewhere"] += 1
         else:
             out.write(line if line.endswith("\n") else line + "\n")
             counts["written"] += 1
     return counts
+
+
+def left(requests, trace: Path) -> int:
+    """How many of the request rows (lines of JSON) have no row in the trace or its shard files."""
+    done: set[str] = set()
+    for path in [*shard_files(trace), trace]:
+        done |= _ids(path)
+    return sum(1 for line in requests if line.strip() and json.loads(line)["id"] not in done)
 
 
 def copy_joined(trace: Path, copy: Path) -> int:
@@ -159,10 +177,11 @@ def copy_joined(trace: Path, copy: Path) -> int:
     for path in [trace, *shards]:
         if copy.exists() and path.exists() and copy.samefile(path):
             raise UserError(f"--out {copy}: is {path} itself; write the copy elsewhere")
+    from_shards = [_complete_lines(shard) for shard in shards]  # before the trace, as in select
     lines = _complete_lines(trace)
     have = set(lines)
-    for shard in shards:
-        lines += [line for line in _complete_lines(shard) if line not in have]
+    for shard_lines in from_shards:
+        lines += [line for line in shard_lines if line not in have]
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_bytes(b"".join(lines))
     return len(lines)
@@ -194,13 +213,6 @@ def _join(trace: Path) -> tuple[bool, str]:
     shards = shard_files(trace)
     if not shards:
         return True, f"join: {trace} has no shard files"
-    for shard in shards:
-        for suffix in (SENT, PENDING):
-            notes = Path(f"{shard}{suffix}")
-            if notes.is_file() and notes.stat().st_size:
-                k = SHARD_SUFFIX.fullmatch(shard.name[len(trace.name):])[1]
-                return False, (f"join: {notes}: the run of shard {k} was stopped with requests in flight or "
-                               f"waiting; resume it (SHARD={k}/N) to settle them, then join")
     writers = []
     try:
         for path in [trace, *shards]:
@@ -208,6 +220,12 @@ def _join(trace: Path) -> tuple[bool, str]:
                 writers.append(TraceWriter(path))
             except TraceLocked as exc:
                 return False, f"{LOCKED}{exc}"
+        for shard in shards:  # no run is appending to it now: its notes are a stopped run's
+            if unsettled(shard):
+                k = SHARD_SUFFIX.fullmatch(shard.name[len(trace.name):])[1]
+                return False, (f"join: {shard}: its run was stopped with requests in flight or waiting "
+                               f"({shard.name}.sent, .pending); resume shard {k} (SHARD={k}/N, N at least {k}) "
+                               "to settle them, then join")
         moved, first, model = [], {}, None
         for path in [trace, *shards]:
             found = scan(path)
@@ -253,6 +271,8 @@ def _join(trace: Path) -> tuple[bool, str]:
         writers[0].close()  # fsynced before any shard file goes
         for shard in shards:
             shard.unlink()
+            for suffix in (SENT, PENDING):  # settled: every note accounted for, every wait over
+                Path(f"{shard}{suffix}").unlink(missing_ok=True)
         aside = "".join(f"; moved a torn last line to {path}" for path in moved)
         return True, f"join: {len(added)} rows of {len(shards)} shard files appended to {trace}{aside}"
     finally:
@@ -277,6 +297,8 @@ def main(argv: list[str]) -> int:
     for command in (pick, where):
         command.add_argument("shard", type=parse_shard, metavar="K/N")
         command.add_argument("trace", type=Path, metavar="TRACE", help="the model's trace file (shard files beside)")
+    rest = commands.add_parser("left", help="how many of the request rows on stdin no file answered yet")
+    rest.add_argument("trace", type=Path, metavar="TRACE")
     put = commands.add_parser("join", help="append the shard files' rows to the trace")
     put.add_argument("trace", type=Path, metavar="TRACE")
     put.add_argument("--out", type=Path, metavar="COPY", help="write the joined rows here instead, changing nothing")
@@ -285,13 +307,16 @@ def main(argv: list[str]) -> int:
         if args.command == "path":
             _refuse_shard_name(args.trace)
             print(shard_path(args.trace, args.shard[0]))
+        elif args.command == "left":
+            _refuse_shard_name(args.trace)
+            print(left(sys.stdin, args.trace))
         elif args.command == "select":
             k, n = args.shard
             counts = select(sys.stdin, sys.stdout, k, n, args.trace)
-            note = (f", {counts['in_flight_elsewhere']} in flight from another shard's stopped run (left to it)"
-                    if counts["in_flight_elsewhere"] else "")
-            print(f"select: shard {k}/{n}: {counts['shard']} requests, {counts['answered']} answered in another "
-                  f"file{note}, {counts['written']} to run", file=sys.stderr)
+            note = (f", {counts['unsettled_elsewhere']} left to another shard's stopped run, which sent them"
+                    if counts["unsettled_elsewhere"] else "")
+            print(f"select: shard {k}/{n}: {counts['shard']} requests, {counts['answered']} answered{note}, "
+                  f"{counts['written']} to ask", file=sys.stderr)
         elif args.out is not None:
             copy_joined(args.trace, args.out)  # quiet: scripts/study.sh --collecting calls it for each model
         else:

@@ -10,8 +10,10 @@ import importlib.util
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -54,33 +56,43 @@ def test_select_deals_alternate_clusters_and_shards_are_disjoint_and_cover_all(t
     assert _select(lines, 1, 1, trace) == [json.loads(line)["id"] for line in lines]
 
 
-def test_select_leaves_out_what_another_file_answered_but_not_a_torn_line_nor_its_own_files_rows(tmp_path):
-    """The shard's own file's rows stay in: its runner skips them after checking them (the rendering, the
-    model); another file's are left out, whose runner checked them."""
+def test_select_leaves_out_what_any_file_answered_its_own_too_but_not_a_torn_line(tmp_path):
+    """Its own file's rows too: another copy's join may move them into the trace before this shard's runner
+    opens the file, which would then not see them and ask them again."""
     trace = tmp_path / "m.jsonl"
     trace.write_text(_row("c00/clean") + _row("c02/newline") + '{"id": "c04/clean", "to')
     (tmp_path / "m.jsonl.shard-2").write_text(_row("c01/clean"))
     (tmp_path / "m.jsonl.shard-2.torn-20261205T000000Z").write_text(_row("c03/clean"))  # not a shard file
-    got = _select(_requests(5), 1, 1, trace)
-    assert got == ["c00/clean", "c00/newline", "c01/newline", "c02/clean", "c02/newline", "c03/clean",
-                   "c03/newline", "c04/clean", "c04/newline"]
-    assert _select(_requests(5), 2, 2, trace) == ["c01/clean", "c01/newline", "c03/clean", "c03/newline"]
-    assert "c00/clean" not in _select(_requests(5), 2, 2, trace)
+    assert _select(_requests(5), 1, 1, trace) == ["c00/newline", "c01/newline", "c02/clean", "c03/clean",
+                                                  "c03/newline", "c04/clean", "c04/newline"]
+    assert _select(_requests(5), 2, 2, trace) == ["c01/newline", "c03/clean", "c03/newline"]
+    assert _select(_requests(5), 1, 2, trace) == ["c00/newline", "c02/clean", "c04/clean", "c04/newline"]
+    assert shards.left(_requests(5), trace) == 7
 
 
-def test_a_request_in_flight_when_a_run_stopped_goes_to_the_shard_that_sent_it_and_to_no_other(tmp_path):
+def _note(row: bytes, *, inside: bool) -> str:
+    """A note of the request of `row` sent while the row was being asked (accounted for by it), or after."""
+    started = json.loads(row)["started_at"]
+    sent_at = started if inside else "2099-01-01T00:00:00.000Z"
+    return json.dumps({"id": json.loads(row)["id"], "sent_at": sent_at}) + "\n"
+
+
+def test_a_request_a_stopped_run_left_unsettled_goes_to_the_shard_that_sent_it_and_to_no_other(tmp_path):
     """Its runner records the attempt whose answer was lost (runner/sent.py) when it asks again."""
+    rows = _released_rows(4)
+    ids = [json.loads(row)["id"] for row in rows]
+    lines = [json.dumps({"cluster": f"c{i}", "id": rid}) + "\n" for i, rid in enumerate(ids)]
     trace = tmp_path / "m.jsonl"
-    note = json.dumps({"id": "c03/clean", "sent_at": "2026-12-05T10:00:00.000Z"}) + "\n"
-    (tmp_path / "m.jsonl.sent").write_text(note)  # shard 1 (the trace) sent c03/clean, then was stopped
-    assert _select(_requests(4), 1, 2, trace) == ["c00/clean", "c00/newline", "c02/clean", "c02/newline",
-                                                  "c03/clean"]
-    assert _select(_requests(4), 2, 2, trace) == ["c01/clean", "c01/newline", "c03/newline"]
+    trace.write_bytes(rows[0])
+    notes = tmp_path / "m.jsonl.sent"
+    notes.write_text(_note(rows[0], inside=True) + _note(rows[3], inside=False))  # shard 1 sent ids[3], stopped
+    assert _select(lines, 1, 2, trace) == [ids[2], ids[3]]
+    assert _select(lines, 2, 2, trace) == [ids[1]]
     out = io.StringIO()
-    assert shards.select(_requests(4), out, 2, 2, trace)["in_flight_elsewhere"] == 1
-    trace.write_text(_row("c03/clean"))  # answered since: the note is accounted for, the request is done
-    assert _select(_requests(4), 1, 2, trace) == ["c00/clean", "c00/newline", "c02/clean", "c02/newline"]
-    assert _select(_requests(4), 2, 2, trace) == ["c01/clean", "c01/newline", "c03/newline"]
+    assert shards.select(lines, out, 2, 2, trace)["unsettled_elsewhere"] == 1
+    notes.write_text(_note(rows[0], inside=True))  # every note accounted for by a row: nothing unsettled
+    assert _select(lines, 2, 2, trace) == [ids[1], ids[3]]
+    assert shards.unsettled(trace) == set()
 
 
 def test_select_reads_the_shard_files_before_the_trace_so_a_join_between_the_reads_hides_no_row(tmp_path,
@@ -184,6 +196,31 @@ def test_join_refuses_another_models_rows_or_other_request_settings(tmp_path):
         assert trace.read_bytes() == rows[0] and shard.exists()
 
 
+def test_a_shards_settled_notes_do_not_keep_it_from_joining_and_go_with_it(tmp_path):
+    """A runner killed after its last row but before tidying leaves notes its rows account for."""
+    rows = _released_rows(2)
+    trace = tmp_path / "m.jsonl"
+    trace.write_bytes(rows[0])
+    shard = tmp_path / "m.jsonl.shard-2"
+    shard.write_bytes(rows[1])
+    notes = tmp_path / "m.jsonl.shard-2.sent"
+    notes.write_text(_note(rows[1], inside=True))
+    assert shards.join(trace)[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.jsonl"]
+
+
+def test_a_shard_a_run_is_appending_to_is_said_so_even_with_its_notes(tmp_path):
+    rows = _released_rows(2)
+    trace = tmp_path / "m.jsonl"
+    trace.write_bytes(rows[0])
+    shard = tmp_path / "m.jsonl.shard-2"
+    shard.write_bytes(rows[1])
+    (tmp_path / "m.jsonl.shard-2.sent").write_text(_note(rows[1], inside=False))  # the running run's request
+    with TraceWriter(shard):
+        joined, said = shards.join(trace, waits=())
+    assert not joined and said.startswith("join: nothing joined: ") and "appending" in said
+
+
 def test_a_shard_stopped_with_a_request_in_flight_is_not_joined_until_resumed(tmp_path):
     """Its note of the request sent (runner/sent.py) is read by its own runner only: joined now, it would be lost."""
     rows = _released_rows(2)
@@ -194,8 +231,9 @@ def test_a_shard_stopped_with_a_request_in_flight_is_not_joined_until_resumed(tm
     notes = tmp_path / "m.jsonl.shard-2.sent"
     notes.write_text(json.dumps({"id": "x/clean", "sent_at": "2026-12-05T10:00:00.000Z"}) + "\n")
     joined, said = shards.join(trace)
-    assert not joined and said == (f"join: {notes}: the run of shard 2 was stopped with requests in flight or "
-                                   "waiting; resume it (SHARD=2/N) to settle them, then join")
+    assert not joined and said == (f"join: {shard}: its run was stopped with requests in flight or waiting "
+                                   "(m.jsonl.shard-2.sent, .pending); resume shard 2 (SHARD=2/N, N at least 2) to "
+                                   "settle them, then join")
     assert trace.read_bytes() == rows[0] and shard.exists()
     notes.unlink()
     assert shards.join(trace)[0] and not shard.exists()
@@ -402,3 +440,53 @@ def test_collect_study_refuses_a_bad_shard_in_one_line_before_anything_runs(repo
     out, err = copy.communicate(timeout=300)
     assert copy.returncode == 2 and err.count("\n") == 1 and "expected K/N with 1 <= K <= N" in err
     assert not (repo / "llama").exists() and not (repo / "data" / "studies").exists()
+
+
+def _in_session(sid: int) -> list[int]:
+    """The processes of session `sid` still alive (zombies aside)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        try:
+            text = Path(f"/proc/{entry}/stat").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if entry.isdigit() and int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            alive.append(int(entry))
+    return alive
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_copy_stopped_by_sigterm_stops_its_runner_before_its_server_and_resumes_exactly(repo):
+    """SIGTERM to the script alone (a session's end): the runner is stopped first, keeping its rows and its note
+    of the request in flight, then the server; before, the server went first and the runner, left running,
+    wrote failed rows, which no shard asks again."""
+    models = repo / "data" / "models"
+    models.unlink()
+    models.mkdir()
+    text = (ROOT / "data" / "models" / f"{MODEL}.toml").read_text()
+    slow = text.replace("max_retries = 3\n", "max_retries = 3\nrequests_per_minute = 600\n")  # 30 s for the shard
+    (models / f"{MODEL}.toml").write_text(slow)
+    copy = _collect(repo, "2/2", _free_port(), start_new_session=True)
+    log = repo / "logs" / f"collect-t-{MODEL}.shard-2.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.exists() and " done · " in log.read_text()):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    copy.send_signal(signal.SIGTERM)
+    out, err = copy.communicate(timeout=120)
+    assert copy.returncode == 143, err
+    deadline = time.monotonic() + 10
+    while _in_session(copy.pid) and time.monotonic() < deadline:  # the server, told to stop, on its way out
+        time.sleep(0.1)
+    assert _in_session(copy.pid) == []  # neither the runner nor the server is left
+    shard = repo / "data" / "studies" / "t" / "collecting" / f"{MODEL}.jsonl.shard-2"
+    kept = read_final(shard)
+    assert 0 < kept.rows < 150 and "failed" not in {row.status for row in kept.final.values()}
+    assert "stopped by SIGTERM" in log.read_text()
+    for shard_k in ("2/2", "1/2"):
+        again = _collect(repo, shard_k, _free_port())
+        assert again.wait(timeout=600) == 0, again.communicate()
+    final = read_final(repo / "data" / "studies" / "t" / "collecting" / f"{MODEL}.jsonl")
+    assert final.rows == len(final.final) == 300
+    assert sorted(p.name for p in shard.parent.iterdir()) == [f"{MODEL}.jsonl"]
