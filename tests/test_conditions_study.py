@@ -211,31 +211,32 @@ def test_review_refuses_a_condition_files_labels_without_suggesting_an_option_an
 # ---------------------------------------------------------------- a released study, reproduced
 
 
+def _study_sh_on(tmp_path: Path, *names: str) -> subprocess.CompletedProcess:
+    """scripts/study.sh x run alone (no python: PY=false) in a folder holding these files, each one line."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+    return subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
+                          capture_output=True, text=True)
+
+
 def test_study_sh_refuses_a_model_without_built_in_labels_before_writing_anything(tmp_path):
     """The tables and the page need the model's built-in labels: without them, one line and nothing written
     (it used to score the study's traces into labels/ and only then fail in `seam.py tables`)."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
-    for name in ("data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/traces/m.jsonl"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("\n", encoding="utf-8")
-    done = subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
-                          capture_output=True, text=True)
+    done = _study_sh_on(tmp_path, "data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/traces/m.jsonl")
     assert done.returncode == 2
     assert done.stderr == ("study.sh: data/studies/x/traces/m.jsonl has no built-in labels data/labels/m.jsonl to "
                            "table with (python seam.py score data/traces/m.jsonl --out data/labels/m.jsonl)\n")
     assert not (tmp_path / "data" / "studies" / "x" / "labels").exists()
 
+
 def test_study_sh_refuses_a_released_folder_with_a_shard_file_not_joined(tmp_path):
     """A study's traces are one file per model: rows left in a shard file would be silently left out."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy2(ROOT / "scripts" / "study.sh", tmp_path / "scripts" / "study.sh")
-    for name in ("data/conditions/x.toml", "data/studies/x/traces/m.jsonl", "data/studies/x/traces/m.jsonl.shard-2",
-                 "data/studies/x/traces/m.jsonl.shard-3.torn-20261205T000000Z"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("\n", encoding="utf-8")
-    done = subprocess.run(["bash", "scripts/study.sh", "x"], cwd=tmp_path, env=dict(os.environ, PY="false"),
-                          capture_output=True, text=True)
+    done = _study_sh_on(tmp_path, "data/conditions/x.toml", "data/studies/x/traces/m.jsonl",
+                        "data/studies/x/traces/m.jsonl.shard-2",
+                        "data/studies/x/traces/m.jsonl.shard-3.torn-20261205T000000Z")
     assert done.returncode == 2
     assert done.stderr == ("study.sh: data/studies/x/traces/m.jsonl.shard-2: a shard file not joined yet "
                            "(python scripts/shards.py join data/studies/x/traces/m.jsonl)\n")

@@ -135,6 +135,14 @@ def _released_rows(n: int) -> list[bytes]:
         return [next(f) for _ in range(n)]
 
 
+def _files(tmp_path: Path, in_trace: bytes, in_shard: bytes) -> tuple[Path, Path]:
+    """A trace m.jsonl and its shard 2, holding these bytes."""
+    trace, shard = tmp_path / "m.jsonl", tmp_path / "m.jsonl.shard-2"
+    trace.write_bytes(in_trace)
+    shard.write_bytes(in_shard)
+    return trace, shard
+
+
 def test_join_appends_each_shard_files_rows_and_removes_it(tmp_path):
     rows = _released_rows(9)
     trace = tmp_path / "m.jsonl"
@@ -162,10 +170,7 @@ def test_join_refuses_an_id_with_rows_in_two_files_and_changes_nothing(tmp_path)
     rows = _released_rows(3)
     other = json.loads(rows[1])
     other["output"] = "asked a second time"
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(b"".join(rows[:2]))
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(rows[2] + (json.dumps(other) + "\n").encode())
+    trace, shard = _files(tmp_path, b"".join(rows[:2]), rows[2] + (json.dumps(other) + "\n").encode())
     with pytest.raises(UserError, match=rf"^{shard}:2: {other['id']} has rows in {trace}:2 too: the shards overlap"):
         shards.join(trace)
     assert trace.read_bytes() == b"".join(rows[:2]) and shard.exists()
@@ -176,10 +181,7 @@ def test_a_retry_within_one_shard_file_is_no_overlap(tmp_path):
     rows = _released_rows(3)
     failed = json.loads(rows[2])
     failed.update(status="failed", output=None)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(b"".join(rows[:2]))
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes((json.dumps(failed) + "\n").encode() + rows[2])
+    trace, shard = _files(tmp_path, b"".join(rows[:2]), (json.dumps(failed) + "\n").encode() + rows[2])
     assert shards.join(trace)[0]
     assert read_final(trace).final[failed["id"]].status == "ok" and read_final(trace).rows == 4
 
@@ -199,10 +201,7 @@ def test_join_refuses_another_models_rows_or_other_request_settings(tmp_path):
 def test_a_shards_settled_notes_do_not_keep_it_from_joining_and_go_with_it(tmp_path):
     """A runner killed after its last row but before tidying leaves notes its rows account for."""
     rows = _released_rows(2)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(rows[0])
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(rows[1])
+    trace, shard = _files(tmp_path, rows[0], rows[1])
     notes = tmp_path / "m.jsonl.shard-2.sent"
     notes.write_text(_note(rows[1], inside=True))
     assert shards.join(trace)[0]
@@ -211,10 +210,7 @@ def test_a_shards_settled_notes_do_not_keep_it_from_joining_and_go_with_it(tmp_p
 
 def test_a_shard_a_run_is_appending_to_is_said_so_even_with_its_notes(tmp_path):
     rows = _released_rows(2)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(rows[0])
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(rows[1])
+    trace, shard = _files(tmp_path, rows[0], rows[1])
     (tmp_path / "m.jsonl.shard-2.sent").write_text(_note(rows[1], inside=False))  # the running run's request
     with TraceWriter(shard):
         joined, said = shards.join(trace, waits=())
@@ -224,10 +220,7 @@ def test_a_shard_a_run_is_appending_to_is_said_so_even_with_its_notes(tmp_path):
 def test_a_shard_stopped_with_a_request_in_flight_is_not_joined_until_resumed(tmp_path):
     """Its note of the request sent (runner/sent.py) is read by its own runner only: joined now, it would be lost."""
     rows = _released_rows(2)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(rows[0])
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(rows[1])
+    trace, shard = _files(tmp_path, rows[0], rows[1])
     notes = tmp_path / "m.jsonl.shard-2.sent"
     notes.write_text(json.dumps({"id": "x/clean", "sent_at": "2026-12-05T10:00:00.000Z"}) + "\n")
     joined, said = shards.join(trace)
@@ -241,10 +234,7 @@ def test_a_shard_stopped_with_a_request_in_flight_is_not_joined_until_resumed(tm
 
 def test_join_leaves_files_a_run_is_appending_to(tmp_path):
     rows = _released_rows(4)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(b"".join(rows[:2]))
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(b"".join(rows[2:]))
+    trace, shard = _files(tmp_path, b"".join(rows[:2]), b"".join(rows[2:]))
     with TraceWriter(shard):  # a runner on shard 2, still going
         joined, said = shards.join(trace, waits=(0.01, 0.01))
     assert not joined and said.startswith(f"join: nothing joined: {shard}: another 'seam.py run' is appending")
@@ -255,10 +245,7 @@ def test_join_moves_torn_last_lines_aside_keeping_their_bytes(tmp_path):
     """A crash mid-write (of a runner, or of a join's own append) leaves a torn line; join holds the writer lock
     and sets it aside as the runner's --move-torn does: that request has no row, and is asked again."""
     rows = _released_rows(4)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(b"".join(rows[:2]) + rows[2][:50])
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(rows[2] + rows[3][:70])
+    trace, shard = _files(tmp_path, b"".join(rows[:2]) + rows[2][:50], rows[2] + rows[3][:70])
     joined, said = shards.join(trace)
     assert joined and said.count("moved a torn last line") == 2
     assert trace.read_bytes() == b"".join(rows[:3])
@@ -269,10 +256,7 @@ def test_a_join_cut_short_mid_append_keeps_the_shard_and_the_next_join_finishes_
     from runner import traces
 
     rows = _released_rows(5)
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(rows[0])
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(b"".join(rows[1:]))
+    trace, shard = _files(tmp_path, rows[0], b"".join(rows[1:]))
     real, calls = traces.TraceWriter.append, []
 
     def full_disk_at_the_third(self, line):
@@ -321,10 +305,7 @@ def test_the_command_line_says_an_error_in_one_line(tmp_path):
 
 
 def test_join_to_a_copy_takes_complete_lines_of_all_files_and_changes_none(tmp_path):
-    trace = tmp_path / "m.jsonl"
-    trace.write_bytes(b'{"row": 1}\n{"row": 2, "to')
-    shard = tmp_path / "m.jsonl.shard-2"
-    shard.write_bytes(b'{"row": 3}\r{"x": 0}\n{"row": 1}\n{"row": 4, "cu')
+    trace, shard = _files(tmp_path, b'{"row": 1}\n{"row": 2, "to', b'{"row": 3}\r{"x": 0}\n{"row": 1}\n{"row": 4, "cu')
     copy = tmp_path / "look" / "m.jsonl"
     assert shards.copy_joined(trace, copy) == 2
     assert copy.read_bytes() == b'{"row": 1}\n{"row": 3}\r{"x": 0}\n'  # split at newlines only, as traces are read
