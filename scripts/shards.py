@@ -118,10 +118,24 @@ def unsettled(trace_file: Path) -> set[str]:
             | {wait.id for wait in waits if wait.until > now})
 
 
-def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
-    """Write shard k of n of the request rows (lines of JSON); the counts of what was kept and left out."""
+def _request_rows(requests):
+    """(cluster, id, line) of each request row (a line of `seam.py prompts`); a malformed one is one line."""
     from common.errors import UserError
 
+    for number, line in enumerate(requests, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            cluster, rid = row["cluster"], row["id"]
+        except (ValueError, RecursionError, KeyError, TypeError):
+            raise UserError(f"<stdin>:{number}: expected a request row of 'seam.py prompts' "
+                            "(a JSON object with cluster and id)") from None
+        yield cluster, rid, line
+
+
+def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
+    """Write shard k of n of the request rows (lines of JSON); the counts of what was kept and left out."""
     _refuse_shard_name(trace)
     own = shard_path(trace, k)
     files = [*shard_files(trace), trace]
@@ -137,15 +151,7 @@ def select(requests, out, k: int, n: int, trace: Path) -> dict[str, int]:
         done |= _ids(path)
     position: dict[str, int] = {}
     counts = dict.fromkeys(("shard", "answered", "unsettled_elsewhere", "written"), 0)
-    for number, line in enumerate(requests, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            cluster, rid = row["cluster"], row["id"]
-        except (ValueError, RecursionError, KeyError, TypeError):
-            raise UserError(f"<stdin>:{number}: expected a request row of 'seam.py prompts' "
-                            "(a JSON object with cluster and id)") from None
+    for cluster, rid, line in _request_rows(requests):
         index = position.setdefault(cluster, len(position))
         if index % n != k - 1 and rid not in here:
             continue
@@ -165,7 +171,7 @@ def left(requests, trace: Path) -> int:
     done: set[str] = set()
     for path in [*shard_files(trace), trace]:
         done |= _ids(path)
-    return sum(1 for line in requests if line.strip() and json.loads(line)["id"] not in done)
+    return sum(1 for _, rid, _ in _request_rows(requests) if rid not in done)
 
 
 def copy_joined(trace: Path, copy: Path) -> int:

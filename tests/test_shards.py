@@ -117,9 +117,12 @@ def test_select_reads_the_shard_files_before_the_trace_so_a_join_between_the_rea
     assert read[0] == "m.jsonl.shard-2"
 
 
-def test_select_refuses_a_line_that_is_not_a_request_row_naming_it(tmp_path):
+def test_select_and_left_refuse_a_line_that_is_not_a_request_row_naming_it(tmp_path):
+    lines = ['{"cluster": "a", "id": "a/clean"}\n', '{"id": "b/clean"}\n']
     with pytest.raises(UserError, match=r"^<stdin>:2: expected a request row"):
-        _select(['{"cluster": "a", "id": "a/clean"}\n', '{"id": "b/clean"}\n'], 1, 2, tmp_path / "m.jsonl")
+        _select(lines, 1, 2, tmp_path / "m.jsonl")
+    with pytest.raises(UserError, match=r"^<stdin>:2: expected a request row"):
+        shards.left(lines, tmp_path / "m.jsonl")
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "1", "1/0", "a/b", "1/2/3"])
