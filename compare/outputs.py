@@ -15,6 +15,7 @@ from pathlib import Path
 from common import outputs as common_outputs
 from scorer.cli import labels_file
 from stats import specs as absorption_specs
+from stats.render import table_files
 from validity import specs as validity_specs
 
 LABELS, TABLES, PAGE = "labels", "tables", "report.html"
@@ -31,7 +32,7 @@ def planned(out: Path, models: Iterable[str]) -> list[Path]:
     out = Path(out)
     names = [spec.name for spec in (*absorption_specs.TABLES, *validity_specs.TABLES) if spec.name not in NOT_WRITTEN]
     return [*(labels_file(out / LABELS, model) for model in models),
-            *(out / TABLES / f"{name}{suffix}" for name in names for suffix in (".csv", ".md", ".tex")),
+            *(out / TABLES / name for name in table_files(names)),
             *(out / TABLES / name for name in EXTRAS), out / PAGE]
 
 
