@@ -39,9 +39,16 @@ THREADS="${THREADS:-1}"
 cache="${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}"
 server="$cache/bin/llama-server"
 
+# Two copies started at once on a fresh machine (SHARD=1/2 and 2/2 of collect_study.sh) would build into the same
+# folder and download the same wheels: the first builds and fetches while the other waits on this lock.
+mkdir -p "$cache"
+exec 9> "$cache/setup.lock"
+if ! flock -n 9; then
+  echo "waiting for another serve_local.sh to finish building or fetching (lock: $cache/setup.lock)"
+  flock 9
+fi
 if [ ! -x "$server" ]; then
   echo "building llama-server from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 20 minutes on 2 cores)"
-  mkdir -p "$cache"
   (cd "$cache" && python3 -m pip download -q --no-deps --no-binary :all: \
       "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" -d .)
   tar -xzf "$cache/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz" -C "$cache"
@@ -50,10 +57,12 @@ if [ ! -x "$server" ]; then
       -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF > "$cache/cmake-config.log"
   cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$cache/cmake-build.log"
   mkdir -p "$cache/bin"
-  cp "$src/build/bin/llama-server" "$server"
+  cp "$src/build/bin/llama-server" "$server.partial"  # renamed whole: a copy cut short is never taken as built
+  mv "$server.partial" "$server"
 fi
 
 gguf=$(python3 scripts/local_models.py path "$MODEL")  # verified, or it stops here
+exec 9>&-  # built and fetched: the lock is released before serving
 echo "model: $MODEL: $gguf"
 echo "server: $("$server" --version 2>&1 | head -n 1)"
 
