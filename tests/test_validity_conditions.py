@@ -148,6 +148,21 @@ def test_a_later_turn_without_its_control_says_so(files, tmp_path):
     assert "No later-control outputs: later-turn cannot be compared with later-control, its control." in markdown
 
 
+def test_a_later_turn_and_its_control_in_two_files_are_refused_as_the_scorer_would_not_pair_them(
+        files, tmp_path, capsys):
+    conditions, builtin, study = files
+    rows = [r for _, r in jsonl.read(study)]
+    jsonl.write(study, [r for r in rows if r["condition"] != "later-control"])
+    apart = tmp_path / "apart" / "controls.jsonl"
+    apart.parent.mkdir()
+    jsonl.write(apart, [r for r in rows if r["condition"] == "later-control"])
+    assert run(builtin, study, apart, "--conditions", conditions, "--out", tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "the control of 'humaneval-001/later-turn', 'later-control', is at" in err
+    assert "keep a study's treatments and their control in one file" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_condition_file_row_sent_otherwise_is_refused(files, tmp_path, capsys):
     conditions, builtin, study = files
     rows = [r if r["condition"] != "tagged" else {**r, "message_sha256": "0" * 64} for _, r in jsonl.read(study)]

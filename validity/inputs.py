@@ -33,7 +33,7 @@ from benchmark.dataset import Benchmark
 from benchmark.replies import Replies
 from common import jsonl
 from common.errors import UserError
-from common.records import MAX_OUTPUT_CHARS, Cluster, TraceRow, shown
+from common.records import MAX_OUTPUT_CHARS, Cluster, TraceRow, request_id, shown
 from common.traces import model_of, read_final
 from scorer.extract import extract
 from scorer.markercut import BOUNDARY, Markers
@@ -63,6 +63,7 @@ def read_outputs(paths, benchmark: Benchmark, conditions: ConditionSet | None = 
     defined = conditions or builtin()
     outputs: dict[tuple[str, str], TraceRow] = {}
     given_in: dict[tuple[str, str], Path] = {}
+    found_at: dict[tuple[str, str], str] = {}  # "file:line" of each final row
     later: dict[tuple[str, str], str] = {}  # the later turns' rows that say what they sent, and where they are
     for path in trace_files(paths):
         trace = read_final(path)
@@ -90,9 +91,11 @@ def read_outputs(paths, benchmark: Benchmark, conditions: ConditionSet | None = 
                                 f"in {given_in[key]}; give each model's trace once")
             outputs[key] = row
             given_in[key] = path
+            found_at[key] = where
             if condition.later and row.message_sha256:
                 later[key] = where
     _check_later_turns(outputs, later, benchmark, defined)
+    _check_own_controls(outputs, given_in, found_at, defined)
     order = {c: i for i, c in enumerate(defined.names)}
     return sorted(outputs.values(), key=lambda o: (o.model, o.cluster, order[o.condition]))
 
@@ -125,6 +128,22 @@ def _check_later_turns(outputs: dict[tuple[str, str], TraceRow], later: dict[tup
                             f"condition {shown(row.condition)}'s as it is defined now with the model's own reply in "
                             f"the trace files given ({conversation.sha256[:12]}…); check with the condition file and "
                             "the trace file of the replies the traces were collected with")
+
+
+def _check_own_controls(outputs: dict[tuple[str, str], TraceRow], given_in: dict[tuple[str, str], Path],
+                        found_at: dict[tuple[str, str], str], defined: ConditionSet) -> None:
+    """A condition file's own control (later-control) is paired with its treatment only within one trace file, as
+    the scorer pairs it (`scorer.inputs`: it is collected beside its treatments; only clean is borrowed from
+    another file): a pair split across two files is refused, so that validity and the labels pair the same rows."""
+    for (model, rid), row in outputs.items():
+        control = defined.control_of(row.condition)
+        if control is None or control == "clean":
+            continue
+        key = (model, request_id(row.cluster, control))
+        if key in outputs and given_in[key] != given_in[(model, rid)]:
+            raise UserError(f"{found_at[(model, rid)]}: the control of {shown(rid)}, {shown(control)}, is at "
+                            f"{found_at[key]}, another file; the scorer pairs a condition file's own control only "
+                            "within one trace file: keep a study's treatments and their control in one file")
 
 
 def readable(output: str) -> bool:
