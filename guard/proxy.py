@@ -31,7 +31,8 @@ the X-Seam-Guard value, the sizes and the time: never a header, a body or a key.
 requests in flight get GRACE_S seconds to finish before the counts are printed.
 
 Here: the settings, the counts, the server and `make_server` (tests start it in-process on port 0);
-`guard.relay` serves one connection's requests; `guard.chat` finds and marks the message in a body.
+`guard.relay` serves one connection's requests, `guard.upstream` forwards them; `guard.chat` finds and marks
+the message in a body.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 the guard's options, the bounds) and `counts` it uses. A request's body is read whole (with a Content-Length,
 or chunked: a chunked body is read within the same --max-body bound and forwarded with a Content-Length), the
 guard decides (`guard.chat`; any exception there forwards the body unmarked: it fails open), and the request
-goes to the upstream on a connection kept for the client connection's next request. The response's head is
+goes to the upstream on a connection kept for the client connection's next request (`guard.upstream`, which
+also makes an upstream not reached a 502 or 504, answered here like a refusal). The response's head is
 written as soon as it is read and its body relayed as it comes (`read1`), with the upstream's Content-Length
 or in chunks, so a stream reaches the client event by event.
 
@@ -20,12 +21,12 @@ import http.client
 import json
 import re
 import socket
-import ssl
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING
 
 from guard import chat
+from guard.upstream import UpstreamConnection, UpstreamFailed, forwardable
 
 if TYPE_CHECKING:
     from guard.proxy import GuardServer
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 STATS_PATH = "/_guard/stats"  # the proxy's own counts, never forwarded
 CHUNK = 64 * 1024
 LINGER_S = 2.0  # after refusing a body unread, how long what the client still sends is read and dropped
-CONNECT_TIMEOUT_S = 10.0  # connecting to the upstream (at most the upstream timeout): a 502 past it
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "expect",
-                        "host", "content-length"})  # the last three: the proxy writes its own
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name
 REFUSED = [("X-Seam-Guard", "not-marked"), ("X-Seam-Guard-Reason", "refused")]  # on the proxy's own refusals
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
@@ -58,20 +56,6 @@ def error_body(message: str, kind: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": kind}}, separators=(",", ":")).encode("utf-8")
 
 
-def forwardable(headers) -> list[tuple[str, str]]:
-    """The headers a proxy passes on: all but the hop-by-hop ones (and those the Connection header names),
-    line breaks in a folded value made spaces.
-
-    >>> forwardable([("Connection", "close, X-A"), ("X-A", "1"), ("Authorization", "k"), ("Proxy-X", "2")])
-    [('Authorization', 'k')]
-    """
-    named = {token.strip().lower() for name, value in headers if name.lower() == "connection"
-             for token in value.split(",")}
-    return [(name, value.replace("\r", " ").replace("\n", " ")) for name, value in headers
-            if name.lower() not in HOP_BY_HOP and name.lower() not in named
-            and not name.lower().startswith("proxy-")]
-
-
 class GuardHandler(BaseHTTPRequestHandler):
     server: GuardServer
     protocol_version = "HTTP/1.1"  # keep-alive and chunked responses to clients that speak it
@@ -82,13 +66,14 @@ class GuardHandler(BaseHTTPRequestHandler):
         self.timeout = self.server.settings.client_timeout  # each read from the client times out
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a stream's events go at once
-        self.upstream: http.client.HTTPConnection | None = None  # kept across the client's keep-alive requests
+        settings = self.server.settings
+        self.upstream = UpstreamConnection(settings.upstream, settings.upstream_timeout)  # kept across requests
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self._drop_upstream()
+            self.upstream.drop()
 
     def handle(self) -> None:
         """Serve the connection; a client that goes away mid-request is let go, counted, quietly. (One too slow
@@ -280,66 +265,12 @@ class GuardHandler(BaseHTTPRequestHandler):
         self._guard, self._sent = verdict[0], len(body)
         extra = [("X-Seam-Guard", verdict[0])] + ([("X-Seam-Guard-Reason", verdict[1])] if verdict[1] else [])
         try:
-            response = self._ask(body, has_body)
-        except Refused as failed:
+            response = self.upstream.ask(self.command, self.path, self.headers.items(), body, has_body)
+        except UpstreamFailed as failed:  # answered like a refusal, after the request's body was read
             self.server.counts.add("upstream_failures")
-            self._refuse(failed, extra, body_read=True)
+            self._refuse(Refused(failed.status, failed.message, "guard_upstream_error"), extra, body_read=True)
             return
         self._relay(response, extra)
-
-    def _ask(self, body: bytes, has_body: bool) -> http.client.HTTPResponse:
-        """Send the request upstream and read the response's head; a failure is a 502 or 504 `Refused`.
-
-        The upstream connection is kept for the client connection's next request; one the upstream closed
-        while idle is opened again once."""
-        settings, upstream = self.server.settings, self.server.settings.upstream
-        headers = forwardable(self.headers.items()) + [("Host", upstream.netloc)]
-        if has_body:
-            headers.append(("Content-Length", str(len(body))))
-        for attempt in (1, 2):
-            reused, stage = self.upstream is not None and self.upstream.sock is not None, "connect"
-            try:
-                if not reused:
-                    self._drop_upstream()
-                    kind = http.client.HTTPSConnection if upstream.scheme == "https" else http.client.HTTPConnection
-                    self.upstream = kind(upstream.host, upstream.port,
-                                         timeout=min(CONNECT_TIMEOUT_S, settings.upstream_timeout))
-                    self.upstream.connect()
-                    self.upstream.sock.settimeout(settings.upstream_timeout)
-                stage = "answer"
-                self.upstream.putrequest(self.command, upstream.path + self.path, skip_host=True,
-                                         skip_accept_encoding=True)
-                for name, value in headers:
-                    self.upstream.putheader(name, value)
-                self.upstream.endheaders(body if has_body else None)
-                return self.upstream.getresponse()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
-                self._drop_upstream()
-                if reused and attempt == 1:
-                    continue
-                raise self._unreachable("closed the connection without answering" if stage == "answer"
-                                        else _why(exc)) from None
-            except TimeoutError:
-                self._drop_upstream()
-                if stage == "connect":
-                    waited = min(CONNECT_TIMEOUT_S, settings.upstream_timeout)
-                    raise self._unreachable(f"no connection within {waited:g} s") from None
-                raise Refused(504, f"seam guard: upstream {upstream.url} did not answer within "
-                                   f"{settings.upstream_timeout:g} s (--upstream-timeout)",
-                              "guard_upstream_error") from None
-            except (OSError, http.client.HTTPException) as exc:
-                self._drop_upstream()
-                raise self._unreachable(_why(exc)) from None
-        raise AssertionError("unreachable")
-
-    def _unreachable(self, why: str) -> Refused:
-        return Refused(502, f"seam guard: upstream {self.server.settings.upstream.url} unreachable ({why})",
-                       "guard_upstream_error")
-
-    def _drop_upstream(self) -> None:
-        if self.upstream is not None:
-            self.upstream.close()
-            self.upstream = None
 
     def _relay(self, response: http.client.HTTPResponse, extra: list) -> None:
         """The response's head at once, then its body as it is read: with the upstream's Content-Length, else
@@ -367,7 +298,7 @@ class GuardHandler(BaseHTTPRequestHandler):
                     data = None
                 if data is None or (not data and framing == "length" and response.length):
                     self.server.counts.add("upstream_failures")  # cut short or too slow: cut the client too
-                    self._drop_upstream()
+                    self.upstream.drop()
                     self.close_connection = True
                     return
                 if not data:
@@ -379,7 +310,7 @@ class GuardHandler(BaseHTTPRequestHandler):
             response.close()  # read to its end: the upstream connection serves the next request
         except GONE:
             self.server.counts.add("client_disconnects")
-            self._drop_upstream()  # stop the upstream generating for nobody
+            self.upstream.drop()  # stop the upstream generating for nobody
             self.close_connection = True
 
     # ------------------------------------------------------------ answers of its own
@@ -428,15 +359,3 @@ class GuardHandler(BaseHTTPRequestHandler):
                 f"{time.monotonic() - self._started:.3f} s\n")
         self.server.write_log(line)
 
-
-def _why(exc: BaseException) -> str:
-    """A failure to reach the upstream in a few words (never the request)."""
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, socket.gaierror):
-        return "host name not found"
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS: {exc.reason or type(exc).__name__}"
-    if isinstance(exc, http.client.HTTPException):
-        return f"not an HTTP answer: {type(exc).__name__}"
-    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__).lower()

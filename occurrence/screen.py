@@ -25,10 +25,11 @@ from common import jsonl
 from common.errors import UserError
 from common.seams.segment import find_seam
 from occurrence import SCREEN_VERSION
+from occurrence.corpus import Corpus, file_sha256, open_corpus
 from occurrence.progress import Progress
 from occurrence.records import OCCURRENCE_VERSION, Candidate, CorpusRef, ScreenHeader, Truncated
 from occurrence.shapes import FORMATS, Conversation, conversation
-from occurrence.stream import Corpus, Reader, file_sha256, open_corpus
+from occurrence.stream import Reader
 
 
 @dataclass(frozen=True)

