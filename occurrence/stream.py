@@ -267,22 +267,22 @@ def _skip_blank(corpus: Corpus) -> tuple[int, int]:
 
 def _lines(corpus: Corpus, oversized: list) -> Iterator[Item]:
     offset, number = 0, 0
-    line, size = _line(corpus, 1)
+    line, size = _line(corpus)
     while line or size:
         number += 1
         start, offset = offset, offset + (size or len(line))
         if size:  # past MAX_OBJECT_BYTES: read past in bounded memory, counted, and the screen goes on
             oversized.append(Oversized(number, start, size))
-            line, size = _line(corpus, number + 1)
+            line, size = _line(corpus)
             continue
         if number == 1:
             line = line.removeprefix(codecs.BOM_UTF8)
         if not line.strip():
             skipped, blank = _skip_blank(corpus)
             number, offset = number + skipped, offset + blank
-            line, size = _line(corpus, number + 1)
+            line, size = _line(corpus)
             continue
-        following, following_size = _line(corpus, number + 1)
+        following, following_size = _line(corpus)
         try:
             value = jsonl.parse(line)
         except jsonl.BadJson as exc:
@@ -304,7 +304,7 @@ class Oversized:
     bytes: int
 
 
-def _line(corpus: Corpus, number: int) -> tuple[bytes, int]:
+def _line(corpus: Corpus) -> tuple[bytes, int]:
     """The next line and 0; or, for a line past MAX_OBJECT_BYTES, b"" and its size, having read past it a
     megabyte at a time (never holding it)."""
     line = corpus.readline(MAX_OBJECT_BYTES + 1)
