@@ -75,7 +75,7 @@ RESAMPLING = TableSpec("resampling", (
     Column("significant_resamples", "Significant resamples", "int"), Column("share", "Share", "proportion"),
     Column("majority", "Majority", "flag"), Column("keeps", "Keeps", "flag")))
 
-# paper_resolution's header names the paper's n and K, which stats/tables.py fills in (`TableSpec.headed`).
+# paper_resolution's header names the paper's n and K, which stats/design_limits.py fills in (`TableSpec.headed`).
 RESOLUTION = TableSpec("resolution", (
     _CONTRAST, Column("models", "Models", "int"), Column("n_pairs", "n", "int"),
     Column("discordance", "Discordance", "float"), Column("discordance_source", "Discordance from"),

@@ -8,6 +8,10 @@ and the source table all have something to find. Python's `random.Random`
 makes the rows the same on every machine. Every row is a `common.records.Label`
 written with `to_row()`, and the sources and their genres are the benchmark's
 own (`benchmark.sources.SOURCES`), so the rows cannot drift from the real ones.
+
+The docstring examples of the report's tables, in stats/tables.py and the modules
+it calls, read one small label set counted by hand (`example_labels`): defined
+once, here, rather than in each module whose examples read it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import random
 from benchmark.sources import SOURCES
 from common.records import TREATMENTS, Label, request_id
 from scorer.tiers import LEXICAL_TIERS, TIERS, tiers_for
+from stats.labels import LabelSet, label_set_of
 
 CONDITION_EFFECT = {"newline": 1.0, "blank": 0.85, "boundary": 0.45, "mitigation": 0.25, "native": 0.7}
 
@@ -85,3 +90,20 @@ def synthetic_labels(models: int = 3, clusters: int = 60, *, comments: int = 20,
                 rows.append(label_row(name, cluster, condition, absorbed, source=source, genre=genre,
                                       comment_id=comment_id, usable=usable, entailment_ran=entailment_ran))
     return rows
+
+
+def example_labels() -> LabelSet:
+    """The labels of the report's examples (stats/tables.py and the tables it assembles), small enough to
+    count by hand: model a on four humaneval clusters under newline and boundary and on one austen cluster
+    (entailment not run) under newline; model b under newline only.
+
+    >>> labels = example_labels()
+    >>> labels.models, labels.conditions, labels.lexical_only_models
+    (('a', 'b'), ('newline', 'boundary'), ('a',))
+    """
+    rows = [label_row("a", f"humaneval-{i:03d}", "newline", True) for i in range(4)]
+    rows += [label_row("a", f"humaneval-{i:03d}", "boundary", i == 0) for i in range(4)]
+    rows += [label_row("b", f"humaneval-{i:03d}", "newline", i < 2) for i in range(4)]
+    rows += [label_row("a", "austen-000", "newline", False, source="austen", entailment_ran=False)]
+    return label_set_of(rows)
+

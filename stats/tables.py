@@ -1,6 +1,9 @@
-"""Assemble every table of the report from a `LabelSet`.
+"""Assemble every table of the report from a `LabelSet`, and its two figures.
 
-Each builder returns a `render.Table` (raw values for CSV, a paper-style
+The rates, the sources and the data notes are built here; the other tables by the module of their
+analysis (`stats.contrasts`, `stats.headline`, `stats.clusters`, `stats.design_limits`,
+`stats.sensitivity`, `stats.recovered`, `stats.reruns`, `stats.usage`), which `build_report` calls in
+the order the tables are written. Each builder returns a `render.Table` (raw values for CSV, a paper-style
 `display` for Markdown and LaTeX). Models are sorted by name, conditions follow
 the order of their definitions (the built-ins', then a condition file's),
 contrasts follow the definitions' list (`CONTRASTS`, then a condition file's),
@@ -15,13 +18,14 @@ from dataclasses import dataclass, field
 
 from benchmark.conditions import ConditionSet, builtin
 from stats import resample
+from stats.clusters import cluster_counts, clusters_table, extremes_table
 from stats.contrasts import ContrastRow, contrast_name, paired_contrast_rows, paired_contrasts_table
 from stats.contrasts_figure import Band, Difference, contrasts_figure
+from stats.design_limits import resampling_table, resolution_table
 from stats.exclusions import Exclusions
 from stats.headline import summary_table
 from stats.labels import POOLED_CASUAL, LabelSet
-from stats.power import detectable_difference
-from stats.rates import NAN, proportion
+from stats.rates import proportion
 from stats.rates_figure import Point, Series, rates_figure
 from stats.recovered import METHOD as RECOVERED_METHOD
 from stats.recovered import recovered_table
@@ -29,16 +33,13 @@ from stats.render import Column, Table, interval_text
 from stats.reruns import reruns, reruns_table
 from stats.sensitivity import absorption_sensitivity
 from stats.settings import TableSettings
-from stats.specs import CLUSTER_EXTREMES, CLUSTERS, RATES, RESAMPLING, RESOLUTION, SOURCES
+from stats.specs import RATES, SOURCES
 from stats.usage import UsageSettings, usage_table
 
 # The built-in contrasts and treatments, as benchmark/conditions.toml defines them (a condition file adds to both):
 # newline vs blank, newline vs boundary, boundary vs mitigation, newline vs native.
 CONTRASTS = builtin().contrasts
 FIGURE_CONDITIONS = builtin().treatments  # newline, blank, boundary, mitigation, native; clean is their baseline
-# The original benchmark's design, shown beside this one's resolution: 300 pairs per model, 20 models,
-# and the discordance it observed.
-PAPER_PAIRS, PAPER_MODELS, PAPER_DISCORDANCE = 300, 20, 0.27
 
 
 @dataclass(frozen=True)
@@ -57,16 +58,12 @@ DEFAULT_SETTINGS = TableSettings()
 
 
 def _example() -> LabelSet:
-    """The labels of the examples below: model a on four humaneval clusters under newline and
-    boundary and on one austen cluster (entailment not run) under newline; model b under newline only."""
-    from stats.labels import label_set_of
-    from stats.synthetic import label_row
+    """The labels of the examples below (`stats.synthetic.example_labels`): model a on four humaneval clusters
+    under newline and boundary and on one austen cluster (entailment not run) under newline; model b under
+    newline only."""
+    from stats.synthetic import example_labels
 
-    rows = [label_row("a", f"humaneval-{i:03d}", "newline", True) for i in range(4)]
-    rows += [label_row("a", f"humaneval-{i:03d}", "boundary", i == 0) for i in range(4)]
-    rows += [label_row("b", f"humaneval-{i:03d}", "newline", i < 2) for i in range(4)]
-    rows += [label_row("a", "austen-000", "newline", False, source="austen", entailment_ran=False)]
-    return label_set_of(rows)
+    return example_labels()
 
 
 def _count(outcomes: dict[str, bool | None]) -> tuple[int, int]:
@@ -201,169 +198,6 @@ def sources_table(labels: LabelSet, settings: TableSettings, notes: list[str]) -
               "of both), per source; all: every source pooled. The CSV adds counts and 95% Wilson intervals "
               "(which treat the two conditions of a cluster as independent, so they are somewhat too narrow).")
     return SOURCES.table("Casual-comment absorption by source", rows, (method, *notes), display)
-
-
-# ---------------------------------------------------------------- clusters
-
-
-@dataclass(frozen=True)
-class ClusterCounts:
-    """How many models absorbed one cluster's comment, per condition."""
-
-    cluster: str
-    source: str
-    genre: str
-    comment: str | None
-    per_condition: tuple[tuple[int, int], ...]  # (models absorbed, models usable) per condition
-
-    @property
-    def absorbed(self) -> int:
-        return sum(a for a, _ in self.per_condition)
-
-    @property
-    def usable(self) -> int:
-        return sum(u for _, u in self.per_condition)
-
-    @property
-    def share(self) -> float:
-        return self.absorbed / self.usable if self.usable else NAN
-
-
-def cluster_counts(labels: LabelSet) -> list[ClusterCounts]:
-    """Per cluster (by name) and condition: models that absorbed, models with a usable pair.
-
-    >>> counts = cluster_counts(_example())
-    >>> [(c.cluster, c.per_condition, c.share) for c in counts[:2]]
-    [('austen-000', ((0, 1), (0, 0)), 0.0), ('humaneval-000', ((2, 2), (1, 1)), 1.0)]
-    """
-    tallies: dict[str, dict[str, list[int]]] = {c: {} for c in labels.clusters}
-    for (_, condition), outcomes in labels.outcomes.items():
-        for cluster, x in outcomes.items():
-            if x is not None:
-                tally = tallies[cluster].setdefault(condition, [0, 0])
-                tally[0] += x
-                tally[1] += 1
-    return [ClusterCounts(cluster, info.source, info.genre, info.casual_comment,
-                          tuple(tuple(tallies[cluster].get(c, (0, 0))) for c in labels.conditions))
-            for cluster, info in labels.clusters.items()]
-
-
-def clusters_table(labels: LabelSet, counts: list[ClusterCounts], notes: list[str]) -> Table:
-    """One row per cluster: the counts of `cluster_counts`, flattened; displayed as "absorbed/usable".
-
-    >>> labels = _example()
-    >>> table = clusters_table(labels, cluster_counts(labels), [])
-    >>> table.rows[1]
-    ('humaneval-000', 'humaneval', 'code', 'casual-00', 2, 2, 1, 1, 3, 3, 1.0)
-    >>> table.display.rows[1]
-    ('humaneval-000', 'humaneval', '2/2', '1/1', 1.0)
-    """
-    rows, shown = [], []
-    for item in counts:
-        flat = [value for pair in item.per_condition for value in pair]
-        rows.append((item.cluster, item.source, item.genre, item.comment, *flat, item.absorbed, item.usable,
-                     item.share))
-        shown.append((item.cluster, item.source,
-                      *(f"{a}/{u}" if u else "\u2014" for a, u in item.per_condition), item.share))
-    display = Table("clusters", "", (Column("cluster", "Cluster"), Column("source", "Source"),
-                                     *(Column(c, c, align="r") for c in labels.conditions),
-                                     Column("share", "Share (%)", "proportion")), tuple(shown))
-    method = ("Per cluster and condition: models that absorbed the comment / models with a usable pair; "
-              "share: absorbed over usable across all conditions, in percent.")
-    return CLUSTERS.table("Absorption per cluster", rows, (method, *notes), display,
-                          columns=CLUSTERS.columns_for(labels.conditions))
-
-
-def extremes_table(counts: list[ClusterCounts], settings: TableSettings, notes: list[str]) -> Table:
-    """The `settings.top` clusters most and least often absorbed.
-
-    >>> for row in extremes_table(cluster_counts(_example()), TableSettings(top=1), []).rows:
-    ...     print(row)
-    ('most', 1, 'humaneval-000', 'humaneval', 'casual-00', 3, 3, 1.0)
-    ('least', 1, 'austen-000', 'austen', 'casual-00', 0, 1, 0.0)
-    """
-    scored = [c for c in counts if c.usable]
-    most = sorted(scored, key=lambda c: (-c.share, -c.usable, c.cluster))[: settings.top]
-    least = sorted(scored, key=lambda c: (c.share, -c.usable, c.cluster))[: settings.top]
-    rows = [(end, rank, c.cluster, c.source, c.comment, c.absorbed, c.usable, c.share)
-            for end, chosen in (("most", most), ("least", least))
-            for rank, c in enumerate(chosen, start=1)]
-    method = (f"The {settings.top} clusters most and least often absorbed, over all models and conditions "
-              "(share in percent; ties broken by more usable pairs, then by name).")
-    return CLUSTER_EXTREMES.table("Clusters most and least often absorbed", rows, (method, *notes))
-
-
-# ---------------------------------------------------------------- resampling
-
-
-def resampling_table(result: resample.ResamplingResult | None, notes: list[str]) -> Table:
-    """Per model, the share of comment-pool resamples that keep the reduction significant.
-
-    >>> table = resampling_table(resample.comment_pool_resampling(_example(), resamples=100), [])
-    >>> table.rows
-    (('a', 4, 3, 0, False, 100, 0, 0.0, False, False),)
-    >>> print(table.notes[0])  # doctest: +NORMALIZE_WHITESPACE
-    0 of 1 models keep their newline vs boundary reduction: significant on the observed labels (b > c,
-    Holm p < 0.05) and in a majority of 100 resamples.
-    """
-    if result is None:
-        return RESAMPLING.table("Comment-pool resampling", (),
-                                ("Not computed: the labels lack newline or boundary.", *notes))
-    rows = tuple((m.model, m.n_pairs, m.b, m.c, m.observed_significant, m.resamples, m.significant_resamples,
-                  m.share, m.majority, m.keeps) for m in result.models)
-    contrast = contrast_name(result.first, result.second)
-    summary = (f"{result.kept_models} of {len(result.models)} models keep their {contrast} reduction: "
-               f"significant on the observed labels (b > c, Holm p < {result.alpha:g}) and in a majority of "
-               f"{result.resamples} resamples.")
-    method = (f"The {result.comments} casual comments ({result.clusters} clusters) resampled with "
-              f"replacement, each drawn comment bringing all its clusters; numpy PCG64, seed {result.seed}. "
-              "Per resample: exact McNemar test per model, Holm across models. Share: resamples in which "
-              "the model's reduction is significant, in percent. Majority: more than half of the resamples; "
-              "Keeps: significant on the observed labels and in a majority (a model whose observed reduction is "
-              "not significant keeps nothing, however often a resample makes it significant).")
-    return RESAMPLING.table(f"Comment-pool resampling of the {contrast} reduction", rows, (summary, method, *notes))
-
-
-# ---------------------------------------------------------------- resolution
-
-
-def resolution_table(labels: LabelSet, rows: list[ContrastRow], settings: TableSettings,
-                     notes: list[str], contrasts=CONTRASTS) -> Table:
-    """Per contrast, the smallest paired difference the design detects (`stats.power`), and beside it what
-    the paper's design (`PAPER_PAIRS` pairs, `PAPER_MODELS` models) would detect at the same discordance.
-
-    >>> labels = _example()
-    >>> resolution_table(labels, absorption_contrast_rows(labels, DEFAULT_SETTINGS), DEFAULT_SETTINGS, []).rows
-    (('newline vs boundary', 1, 4, 0.75, 'observed, pooled', 0.05, 0.8, nan, 0.19324...),)
-    """
-    columns = RESOLUTION.headed(paper_resolution=f"At n = {PAPER_PAIRS}, K = {PAPER_MODELS}")
-    out = []
-    source = "given" if settings.discordance is not None else "observed, pooled"
-    for first, second in contrasts:
-        family = [r.result.table for r in rows if (r.first, r.second) == (first, second) and r.result.table.n]
-        if not family:
-            continue
-        n = min(t.n for t in family)
-        psi = (settings.discordance if settings.discordance is not None
-               else sum(t.discordant for t in family) / sum(t.n for t in family))
-        res = detectable_difference(n, psi, tests=len(family), alpha=settings.alpha, power=settings.power)
-        paper = detectable_difference(PAPER_PAIRS, psi, tests=PAPER_MODELS, alpha=settings.alpha,
-                                      power=settings.power)
-        out.append((contrast_name(first, second), len(family), n, psi, source, res.threshold, res.power,
-                    res.difference, paper.difference))
-    used = ("the discordance given with --discordance" if settings.discordance is not None
-            else "the observed discordance (b + c)/n pooled over the models (Σ(b + c)/Σn)")
-    reference = detectable_difference(PAPER_PAIRS, PAPER_DISCORDANCE, tests=PAPER_MODELS, alpha=settings.alpha,
-                                      power=settings.power)
-    method = ("Smallest paired difference detectable (percentage points) two-sided at Holm's strictest "
-              f"level {settings.alpha:g}/models with {settings.power:.0%} power: (z(1 - level/2) + z(power)) "
-              f"* sqrt(discordance / n), with n the smallest number of pairs among the models and {used}. "
-              "A dash when that exceeds the discordance: a paired difference never does, so none is "
-              f"detectable with that power. The last column is the paper's design ({PAPER_PAIRS} pairs, "
-              f"K = {PAPER_MODELS} models, level {settings.alpha:g}/{PAPER_MODELS}) at the same discordance; at "
-              f"the paper's own discordance {PAPER_DISCORDANCE:g} that design resolves "
-              f"{100 * reference.difference:.1f} points.")
-    return RESOLUTION.table("Resolution of the paired design", out, (method, *notes), columns=columns)
 
 
 # ---------------------------------------------------------------- figures and report

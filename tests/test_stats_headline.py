@@ -8,6 +8,7 @@ import io
 
 import pytest
 
+from stats.design_limits import resampling_table
 from stats.headline import HeadlineCount, headline_sentence
 from stats.labels import label_set_of
 from stats.power import detectable_difference
@@ -15,7 +16,7 @@ from stats.render import to_csv, to_markdown
 from stats.resample import ModelResampling, ResamplingResult
 from stats.settings import TableSettings
 from stats.synthetic import label_row
-from stats.tables import build_report, resampling_table
+from stats.tables import build_report
 
 
 def paired(model, pairs, first="newline", second="native"):
