@@ -2,7 +2,7 @@
 
 The labels say what the scorer decided, not what it looked at: an excluded
 label keeps no output text, and no label keeps its comment's witness phrase.
-Two analyses need them (`stats.sensitivity`): whether an excluded output
+Two analyses need them (`stats.alternatives`): whether an excluded output
 nevertheless holds the witness phrase (the trace outputs), and whether a
 comment was reproduced in the text the extraction cut around the edit (the
 comments). The comments come from the committed benchmark through the scorer's

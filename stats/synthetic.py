@@ -10,8 +10,10 @@ written with `to_row()`, and the sources and their genres are the benchmark's
 own (`benchmark.sources.SOURCES`), so the rows cannot drift from the real ones.
 
 The docstring examples of the report's tables, in stats/tables.py and the modules
-it calls, read one small label set counted by hand (`example_labels`): defined
-once, here, rather than in each module whose examples read it.
+it calls, read one small label set counted by hand (`example_labels`), and those
+of the sensitivity analyses (stats/alternatives.py, stats/sensitivity.py) another
+(`example_sensitivity_labels`): each defined once, here, rather than in every
+module whose examples read it.
 """
 
 from __future__ import annotations
@@ -107,3 +109,22 @@ def example_labels() -> LabelSet:
     rows += [label_row("a", "austen-000", "newline", False, source="austen", entailment_ran=False)]
     return label_set_of(rows)
 
+
+def example_sensitivity_labels() -> LabelSet:
+    """The labels of the sensitivity analyses' examples (stats/alternatives.py, stats/sensitivity.py). Model a:
+    newline absorbed in 8 of 10 clusters, boundary in none (one boundary output excluded; one not absorbed
+    with its comment cut after the edit); model b: no difference.
+
+    >>> labels = example_sensitivity_labels()
+    >>> labels.models, labels.conditions, sorted(labels.cut_text)
+    (('a', 'b'), ('newline', 'boundary'), [('a', 'boundary', 'humaneval-001')])
+    """
+    rows = []
+    for i in range(10):
+        cluster = f"humaneval-{i:03d}"
+        rows.append(label_row("a", cluster, "newline", i < 8))
+        rows.append(label_row("a", cluster, "boundary", None if i == 9 else False, usable=i != 9))
+        rows.append(label_row("b", cluster, "newline", i < 3))
+        rows.append(label_row("b", cluster, "boundary", i < 3))
+    rows[5]["cut_after"] = "-----END TEXT-----\nbtw this goes out with friday's newsletter"
+    return label_set_of(rows)

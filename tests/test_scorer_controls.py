@@ -267,9 +267,9 @@ def test_a_browser_shows_the_turns_the_system_prompt_and_the_control(setup, page
 
 def test_the_sensitivity_analysis_reads_an_excluded_later_turn_against_its_control(setup):
     from common.records import Label
+    from stats.alternatives import witnessed_exclusions
     from stats.evidence import read_evidence
     from stats.labels import build_label_set
-    from stats.sensitivity import witnessed_exclusions
     from stats.synthetic import label_row
 
     _, defined, benchmark, (a, _, _) = setup

@@ -13,7 +13,8 @@ MODULES = sorted(info.name for info in pkgutil.iter_modules(stats.__path__, "sta
 
 
 def test_every_stats_module_is_checked():
-    assert {"stats.contrasts", "stats.paired", "stats.rates", "stats.tables"} <= set(MODULES)
+    assert {"stats.contrasts", "stats.paired", "stats.rates", "stats.tables", "stats.clusters", "stats.design_limits",
+            "stats.alternatives", "stats.sensitivity"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -15,20 +15,18 @@ import seam
 from benchmark import dataset
 from common import jsonl
 from common.records import Comment
-from stats.evidence import Evidence
-from stats.labels import label_set_of
-from stats.render import to_csv, to_markdown
-from stats.sensitivity import (
+from stats.alternatives import (
     affected_clusters_dropped,
-    changed_pairs,
     excluded_witness_absorbed,
     exclusions_applied,
     models_left_out,
     outside_edit,
-    sensitivity_rows,
-    sensitivity_table,
     witnessed_exclusions,
 )
+from stats.evidence import Evidence
+from stats.labels import label_set_of
+from stats.render import to_csv, to_markdown
+from stats.sensitivity import changed_pairs, sensitivity_rows, sensitivity_table
 from stats.settings import TableSettings
 from stats.synthetic import label_row
 from stats.tables import CONTRASTS, build_report

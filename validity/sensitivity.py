@@ -7,15 +7,16 @@ provenance flags, which are this stage's finding (`validity.provenance`: served
 identifiers that differ between conditions or are missing, conditions collected
 far apart), and the statistics stage must not import the validity stage. So it is
 built here, from the labels given with `seam.py validity --labels`, by the same
-machinery (`stats.sensitivity.models_left_out`, `sensitivity_rows`,
-`sensitivity_table`), and written in the same columns as `validity_sensitivity`.
+machinery (`stats.alternatives.models_left_out`, `stats.sensitivity.sensitivity_rows`
+and `sensitivity_table`), and written in the same columns as `validity_sensitivity`.
 """
 
 from __future__ import annotations
 
+from stats.alternatives import models_left_out
 from stats.labels import LabelSet
 from stats.render import Table
-from stats.sensitivity import models_left_out, sensitivity_rows, sensitivity_table
+from stats.sensitivity import sensitivity_rows, sensitivity_table
 from stats.tables import data_notes
 from validity.checked import Options
 from validity.provenance import ModelFlags
