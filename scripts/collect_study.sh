@@ -16,6 +16,10 @@
 # complete; then `mv data/studies/NAME/collecting data/studies/NAME/traces` and `bash scripts/study.sh NAME`
 # release the study, and ./reproduce.sh regenerates and compares it from then on.
 #
+# Each server started adds a line to data/studies/NAME/collecting/machines.tsv (when, which shard, port and
+# model, and the machine: CPU, how the weights were loaded, the server's version), so that which machine answered
+# which rows is known when a study is collected over several sessions: python scripts/machines.py count FOLDER.
+#
 # Two cores: SHARD=K/N asks only shard K of N of each model's requests (alternate clusters, scripts/shards.py),
 # appending to MODEL.jsonl for K = 1 and to MODEL.jsonl.shard-K otherwise, so that N copies of the command, each
 # with its own PORT, share each model between N single-thread servers (logs: collect-NAME-MODEL.shard-K.log):
@@ -76,6 +80,18 @@ unjoined() {  # the shard files of a trace (MODEL.jsonl.shard-K, not their notes
   return 0
 }
 
+# Which machine answers which rows (scripts/machines.py count): a line per server started, kept with the traces.
+machines="data/studies/$name/collecting/machines.tsv"
+record_machine() {
+  local described="${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.machine" machine
+  machine=$(tr -d '\t\r' < "$described" 2> /dev/null | head -n 1 || true)
+  (
+    flock 8  # two copies may start a server at the same moment: one header, whole lines
+    [ -s "$machines" ] || printf 'started\tshard\tport\tmodel\tmachine\n' >&8
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$SHARD" "$PORT" "$1" "${machine:-not described}" >&8
+  ) 8>> "$machines"
+}
+
 incomplete=()
 for model in "${models[@]}"; do
   out="data/studies/$name/collecting/$model.jsonl"
@@ -106,6 +122,7 @@ for model in "${models[@]}"; do
     echo "== $model -> $mine: $(wc -l < "$requests") requests ($(date -u +%FT%TZ))"
     THREADS=1 PORT=$PORT bash scripts/serve_local.sh "$model"
     server_pid=$(cat "${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.pid")
+    record_machine "$model"
     for attempt in 1 2 3 4 5 6; do
       "$PY" seam.py run "$config" --conditions "$conditions" --requests "$requests" --out "$mine" --move-torn \
         > "$log" 2>&1 &

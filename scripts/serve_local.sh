@@ -64,7 +64,9 @@ fi
 gguf=$(python3 scripts/local_models.py path "$MODEL")  # verified, or it stops here
 exec 9>&-  # built and fetched: the lock is released before serving
 echo "model: $MODEL: $gguf"
-echo "server: $("$server" --version 2>&1 | head -n 1)"
+version=$("$server" --version 2>&1 || true)
+version=${version%%$'\n'*}  # its first line
+echo "server: $version"
 
 repack=()
 case "${REPACK:-auto}" in
@@ -74,6 +76,9 @@ case "${REPACK:-auto}" in
   *) echo "REPACK must be 0, 1 or auto (got '$REPACK')" >&2; exit 2 ;;
 esac
 [ ${#repack[@]} -eq 0 ] || echo "weights not repacked (--no-repack): $([ "${REPACK:-auto}" = 0 ] && echo "REPACK=0" || echo "this CPU has AMX")"
+# The machine, for the record of which machine answered which rows (scripts/machines.py, collect_study.sh):
+# greedy decoding gives the same bytes on one machine, not always on another.
+machine="$(python3 scripts/machines.py describe); weights $([ ${#repack[@]} -eq 0 ] && echo repacked || echo "not repacked"); llama-server ${version:-of unknown version}"
 
 log="$cache/server-$PORT.log"
 "$server" --model "$gguf" --alias "$MODEL" --host 127.0.0.1 --port "$PORT" \
@@ -83,7 +88,9 @@ pid=$!
 echo "$pid" > "$cache/server-$PORT.pid"
 for _ in $(seq 1 60); do
   if curl -sf "http://127.0.0.1:$PORT/health" > /dev/null; then
+    echo "$machine" > "$cache/server-$PORT.machine"
     echo "llama-server (pid $pid) is serving http://127.0.0.1:$PORT/v1; log: $log"
+    echo "machine: $machine"
     echo "stop it with: kill $pid"
     exit 0
   fi

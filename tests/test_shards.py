@@ -354,6 +354,7 @@ set -euo pipefail
 mkdir -p "$SEAM_LLAMA_CACHE"
 "$PY" scripts/replay_server.py "data/traces/$1.jsonl" --port "$PORT" > "$SEAM_LLAMA_CACHE/server-$PORT.log" 2>&1 &
 echo $! > "$SEAM_LLAMA_CACHE/server-$PORT.pid"
+echo "replay of $1 on port $PORT" > "$SEAM_LLAMA_CACHE/server-$PORT.machine"
 for _ in $(seq 400); do grep -q "replay: serving" "$SEAM_LLAMA_CACHE/server-$PORT.log" && exit 0; sleep 0.05; done
 kill $!
 exit 1
@@ -407,8 +408,19 @@ def test_two_copies_of_collect_study_share_a_model_and_the_last_to_end_joins(rep
     assert {row.condition for row in final.final.values()} == {"again"}
     ports = {row.request["url"].split(":")[2].split("/")[0] for row in final.final.values()}
     assert len(ports) == 2  # both servers answered
-    assert sorted(p.name for p in trace.parent.iterdir()) == [trace.name]
+    assert sorted(p.name for p in trace.parent.iterdir()) == ["machines.tsv", trace.name]
     assert sum("study t: collected" in out for out, _ in said) >= 1
+    # each server started is recorded with its machine, and each row is put down to the one that answered it
+    record = (trace.parent / "machines.tsv").read_text().splitlines()
+    assert record[0] == "started\tshard\tport\tmodel\tmachine" and len(record) == 3
+    assert sorted(line.split("\t")[1] for line in record[1:]) == ["1/2", "2/2"]
+    counted = subprocess.run([sys.executable, "scripts/machines.py", "count", str(trace.parent)], cwd=repo,
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    by_port = {row.request["url"].split(":")[2].split("/")[0]: 0 for row in final.final.values()}
+    for row in final.final.values():
+        by_port[row.request["url"].split(":")[2].split("/")[0]] += 1
+    assert sorted(counted[1:]) == sorted(f"{rows}\t{MODEL}\treplay of {MODEL} on port {port}"
+                                         for port, rows in by_port.items())
     logs = sorted(p.name for p in (repo / "logs").iterdir())
     assert logs == [f"collect-t-{MODEL}.shard-1.log", f"collect-t-{MODEL}.shard-2.log"]
 
