@@ -11,8 +11,8 @@
 # data/studies/NAME/collecting/MODEL.jsonl, and stops the server. Killed at any point (a session's end), it is
 # rerun with the same command: the runner skips what is answered and asks the rest (docs/RUNNER.md, resuming);
 # a model whose rows are all there is passed over in seconds. Each model's progress goes to
-# $SEAM_COLLECT_LOGS/collect-NAME-MODEL.log (default ~/.cache/seam/); nothing but the traces is written in
-# the repository. The traces stay in collecting/ (which ./reproduce.sh does not read) until every model's are
+# $SEAM_COLLECT_LOGS/collect-NAME-MODEL.log (default ~/.cache/seam/); nothing but the traces and the record
+# of the machines that answered them (collecting/machines.tsv, below) is written in the repository. The traces stay in collecting/ (which ./reproduce.sh does not read) until every model's are
 # complete; then `mv data/studies/NAME/collecting data/studies/NAME/traces` and `bash scripts/study.sh NAME`
 # release the study, and ./reproduce.sh regenerates and compares it from then on.
 #
@@ -84,7 +84,7 @@ unjoined() {  # the shard files of a trace (MODEL.jsonl.shard-K, not their notes
 machines="data/studies/$name/collecting/machines.tsv"
 record_machine() {
   local described="${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.machine" machine
-  machine=$(tr -d '\t\r' < "$described" 2> /dev/null | head -n 1 || true)
+  machine=$({ tr -d '\t\r' < "$described"; } 2> /dev/null | head -n 1 || true)
   (
     flock 8  # two copies may start a server at the same moment: one header, whole lines
     [ -s "$machines" ] || printf 'started\tshard\tport\tmodel\tmachine\n' >&8

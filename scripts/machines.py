@@ -1,4 +1,4 @@
-"""Which machine asked which rows of a locally collected study: the record scripts/collect_study.sh keeps.
+"""Which machine answered which rows of a locally collected study: the record scripts/collect_study.sh keeps.
 
 Greedy decoding on llama.cpp gives the same bytes for the same request on one machine, but not always on
 another: a CPU with other vector units (AVX2, AVX-512, AMX) sums in another order, and the weights may be
@@ -10,18 +10,19 @@ machine answered.
         one line: this machine's CPU (model name, family and model, the vector units that change the sums)
         and its CPU count; scripts/serve_local.sh adds how the server loads the weights and its version
     python scripts/machines.py count data/studies/guard/collecting
-        rows per machine and model, from the folder's machines.tsv and its trace files
+        final rows per machine and model, from the folder's machines.tsv and its trace files
 
 machines.tsv (tab-separated, a header line first) has one line per server a copy of the collection started:
-started (UTC, ISO 8601), shard (K/N), port, model, machine (the server's description). A trace row belongs to
-the last line of its model and port (the port is in the row's request URL) started before the row's first
-attempt; a row asked before any line is counted as "not recorded" (rows collected before the record was kept).
+started (UTC, ISO 8601 with a Z or an offset), shard (K/N), port, model, machine (the server's description).
+A final trace row (read as every stage reads traces, `common.traces`: the last row of an id counts, and a torn
+last line that a run is still writing is no row yet) belongs to the server of its model and port (the port in
+its request URL) started last before its last attempt, the one that got its answer; a row answered before any
+such server is "not recorded" (rows collected before the record was kept).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -33,6 +34,11 @@ from urllib.parse import urlsplit
 FLAGS = ("avx2", "avx512f", "amx_tile")  # the vector units llama.cpp's CPU kernels choose between
 COLUMNS = ("started", "shard", "port", "model", "machine")
 NOT_RECORDED = "not recorded"
+TRACE_NAME = re.compile(r"\.jsonl(\.shard-[1-9][0-9]*)?$")  # a trace file or a shard's (scripts/shards.py)
+
+
+class Refused(Exception):
+    """Input this script cannot read: the one line to print."""
 
 
 def describe(cpuinfo: str, cpus: int) -> str:
@@ -54,55 +60,60 @@ def describe(cpuinfo: str, cpus: int) -> str:
     return f"{name} (family {family}, model {model}; {units}), {cpus} CPU{plural}"
 
 
-def read_log(path: Path) -> list[dict[str, str]]:
-    """The lines of a machines.tsv, each checked; a bad line is refused naming its file and line."""
+def moment(text: str) -> datetime | None:
+    """A time with its offset (a Z or +HH:MM), or None for anything else (a time without one is ambiguous)."""
+    try:
+        parsed = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def read_log(path: Path) -> list[tuple[datetime, dict[str, str]]]:
+    """The servers of a machines.tsv with their start times, in time order; a bad line is refused naming it."""
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines or tuple(lines[0].split("\t")) != COLUMNS:
-        raise SystemExit(f"machines.py: {path}:1: expected the header {' '.join(COLUMNS)} (tab-separated)")
-    entries = []
+        raise Refused(f"{path}:1: expected the header {' '.join(COLUMNS)} (tab-separated)")
+    servers = []
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != len(COLUMNS):
-            raise SystemExit(f"machines.py: {path}:{number}: expected {len(COLUMNS)} tab-separated fields, "
-                             f"got {len(fields)}")
+            raise Refused(f"{path}:{number}: expected {len(COLUMNS)} tab-separated fields, got {len(fields)}")
         entry = dict(zip(COLUMNS, fields, strict=True))
-        try:
-            datetime.fromisoformat(entry["started"])
-        except ValueError:
-            raise SystemExit(f"machines.py: {path}:{number}: started: expected a UTC time such as "
-                             f"2026-12-05T12:55:00Z, got {entry['started']!r}") from None
-        entries.append(entry)
-    return entries
+        started = moment(entry["started"])
+        if started is None:
+            raise Refused(f"{path}:{number}: started: expected a UTC time such as 2026-12-05T12:55:00Z, "
+                          f"got {entry['started']!r}")
+        servers.append((started, entry))
+    return sorted(servers, key=lambda server: server[0])  # stable: lines of one moment keep their order
 
 
-def machine_of(entries: list[dict[str, str]], model: str, port: str, started: str) -> str:
-    """The machine that answered a row of `model` asked on `port` at `started`: the last server of that model
-    and port started before it."""
-    when = datetime.fromisoformat(started)
+def machine_of(servers: list[tuple[datetime, dict[str, str]]], model: str, port: str, answered: datetime) -> str:
+    """The machine that answered a row of `model` on `port` at `answered`: its server started last before."""
     found = NOT_RECORDED
-    for entry in entries:
-        if entry["model"] == model and entry["port"] == port and datetime.fromisoformat(entry["started"]) <= when:
+    for started, entry in servers:
+        if started > answered:
+            break
+        if entry["model"] == model and entry["port"] == port:
             found = entry["machine"]
     return found
 
 
 def count(folder: Path) -> Counter:
-    """(machine, model) -> rows, over the folder's trace files (shard files included)."""
+    """(machine, model) -> final rows, over the folder's trace files (shard files included)."""
+    from common.traces import scan
+
     log = folder / "machines.tsv"
-    entries = read_log(log) if log.exists() else []
+    servers = read_log(log) if log.exists() else []
     counts: Counter = Counter()
-    traces = sorted(p for p in folder.iterdir() if re.search(r"\.jsonl(\.shard-[1-9][0-9]*)?$", p.name))
-    for trace in traces:
-        with trace.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                try:
-                    row = json.loads(line)
-                    port = str(urlsplit(row["request"]["url"]).port)
-                    started = row["attempts"][-1]["started_at"]
-                except (ValueError, KeyError, IndexError, TypeError):
-                    raise SystemExit(f"machines.py: {trace}:{number}: expected a trace row with request.url and "
-                                     "attempts[-1].started_at (a torn last line: seam.py run --move-torn)") from None
-                counts[machine_of(entries, row["model"], port, started), row["model"]] += 1
+    for trace in sorted(p for p in folder.iterdir() if TRACE_NAME.search(p.name)):
+        read = scan(trace)  # each row checked as a TraceRow; a torn tail being written is left out
+        for rid, row in read.final.items():
+            if not row.attempts:
+                raise Refused(f"{read.where[rid]}: expected a row with at least one attempt")
+            answered = row.attempts[-1].started(read.where[rid])  # checked when read: aware, in UTC
+            port = urlsplit(str(row.request.get("url", ""))).port
+            counts[machine_of(servers, row.model, str(port), answered), row.model] += 1
     return counts
 
 
@@ -112,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="action", required=True)
     sub.add_parser("describe", help="this machine in one line")
-    counting = sub.add_parser("count", help="rows per machine and model of a study's folder")
+    counting = sub.add_parser("count", help="final rows per machine and model of a study's folder")
     counting.add_argument("folder", type=Path, help="data/studies/NAME/collecting or .../traces")
     args = parser.parse_args(argv)
     if args.action == "describe":
@@ -121,7 +132,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.folder.is_dir():
         parser.error(f"folder: {args.folder} is not a folder")
-    counts = count(args.folder)
+    from common.errors import UserError
+
+    try:
+        counts = count(args.folder)
+    except (Refused, UserError) as exc:
+        print(f"machines.py: error: {exc}", file=sys.stderr)
+        return 2
     print("rows\tmodel\tmachine")
     for (machine, model), rows in sorted(counts.items(), key=lambda item: (item[0][1], item[0][0])):
         print(f"{rows}\t{model}\t{machine}")
@@ -129,4 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from common.pipes import run_main
+
+    sys.exit(run_main(lambda: main(sys.argv[1:])))

@@ -42,10 +42,14 @@ server="$cache/bin/llama-server"
 # Two copies started at once on a fresh machine (SHARD=1/2 and 2/2 of collect_study.sh) would build into the same
 # folder and download the same wheels: the first builds and fetches while the other waits on this lock.
 mkdir -p "$cache"
-exec 9> "$cache/setup.lock"
-if ! flock -n 9; then
-  echo "waiting for another serve_local.sh to finish building or fetching (lock: $cache/setup.lock)"
-  flock 9
+if command -v flock > /dev/null; then
+  exec 9> "$cache/setup.lock"
+  if ! flock -n 9; then
+    echo "waiting for another serve_local.sh to finish building or fetching (lock: $cache/setup.lock)"
+    flock 9
+  fi
+else
+  echo "no flock(1) here: start one copy at a time until the first has built and fetched" >&2
 fi
 if [ ! -x "$server" ]; then
   echo "building llama-server from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 20 minutes on 2 cores)"
@@ -62,7 +66,7 @@ if [ ! -x "$server" ]; then
 fi
 
 gguf=$(python3 scripts/local_models.py path "$MODEL")  # verified, or it stops here
-exec 9>&-  # built and fetched: the lock is released before serving
+exec 9>&-  # built and fetched: the lock is released before serving (closing an unopened descriptor is no error)
 echo "model: $MODEL: $gguf"
 version=$("$server" --version 2>&1 || true)
 version=${version%%$'\n'*}  # its first line
@@ -78,7 +82,8 @@ esac
 [ ${#repack[@]} -eq 0 ] || echo "weights not repacked (--no-repack): $([ "${REPACK:-auto}" = 0 ] && echo "REPACK=0" || echo "this CPU has AMX")"
 # The machine, for the record of which machine answered which rows (scripts/machines.py, collect_study.sh):
 # greedy decoding gives the same bytes on one machine, not always on another.
-machine="$(python3 scripts/machines.py describe); weights $([ ${#repack[@]} -eq 0 ] && echo repacked || echo "not repacked"); llama-server ${version:-of unknown version}"
+cpu=$(python3 scripts/machines.py describe) || cpu="CPU not described (scripts/machines.py describe failed)"
+machine="$cpu; weights $([ ${#repack[@]} -eq 0 ] && echo repacked || echo "not repacked"); llama-server ${version:-of unknown version}"
 
 log="$cache/server-$PORT.log"
 "$server" --model "$gguf" --alias "$MODEL" --host 127.0.0.1 --port "$PORT" \

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import machines  # noqa: E402
+# loaded from its path: scripts/ on sys.path would let scripts/compare.py stand for the compare package
+_spec = importlib.util.spec_from_file_location("machines", ROOT / "scripts" / "machines.py")
+machines = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(machines)
 
 HEADER = "started\tshard\tport\tmodel\tmachine\n"
+RELEASED = ROOT / "data" / "traces" / "smollm2-135m.jsonl"
+
+
+def test_the_examples_in_the_docstrings_hold():
+    assert doctest.testmod(machines).failed == 0
 
 
 def test_describe_names_the_cpu_and_the_vector_units_that_change_the_sums():
@@ -24,49 +34,67 @@ def test_describe_names_the_cpu_and_the_vector_units_that_change_the_sums():
         "Old (family ?, model ?; none of avx2/avx512f/amx_tile), 1 CPU")
 
 
-def row(model: str, port: int, *started: str) -> dict:
-    return {"model": model, "request": {"url": f"http://127.0.0.1:{port}/v1/chat/completions"},
-            "attempts": [{"started_at": moment} for moment in started]}
+def rows(model: str, port: int, *answered: tuple[str, ...], skip: int = 0) -> list[dict]:
+    """Real trace rows (the released trace's, from line `skip` on) made rows of `model` answered on `port`, the
+    i-th with attempts started at the times answered[i]."""
+    if not RELEASED.exists():
+        pytest.skip("no released trace to take rows from")
+    made = []
+    for line, times in zip(RELEASED.read_text().splitlines()[skip:], answered, strict=False):
+        row = json.loads(line)
+        attempt = row["attempts"][-1]
+        row["model"] = model
+        row["request"] = {**row["request"], "url": f"http://127.0.0.1:{port}/v1/chat/completions"}
+        row["attempts"] = [{**attempt, "started_at": moment} for moment in times]
+        made.append(row)
+    return made
 
 
-def write(folder: Path, name: str, rows: list[dict]) -> None:
-    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+def write(folder: Path, name: str, made: list[dict], tail: str = "") -> None:
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in made) + tail)
 
 
-def test_each_row_goes_to_the_last_server_of_its_model_and_port_started_before_its_answer(tmp_path):
+def test_each_final_row_goes_to_the_server_of_its_model_and_port_started_last_before_its_answer(tmp_path):
     (tmp_path / "machines.tsv").write_text(
-        HEADER + "2026-12-05T12:00:00Z\t1/2\t8080\tm\tA\n2026-12-05T12:00:01Z\t2/2\t8081\tm\tB\n"
-        "2026-12-05T13:00:00Z\t1/2\t8080\tm\tC\n2026-12-05T13:00:00Z\t1/2\t8080\tother\tD\n")
-    write(tmp_path, "m.jsonl", [
-        row("m", 8080, "2026-12-05T11:59:59.999Z"),  # before any record
-        row("m", 8080, "2026-12-05T12:30:00.000Z"),  # A
-        row("m", 8080, "2026-12-05T11:00:00.000Z", "2026-12-05T13:00:05.000Z"),  # lost at 11:00, answered on C
-        row("m", 8080, "2026-12-05T14:00:00.000Z")])  # C (D is another model's)
-    write(tmp_path, "m.jsonl.shard-2", [row("m", 8081, "2026-12-05T12:10:00.000Z")])  # B
+        HEADER + "2026-12-05T13:00:00Z\t1/2\t8080\tm\tC\n"  # out of time order: sorted when read
+        "2026-12-05T12:00:00Z\t1/2\t8080\tm\tA\n2026-12-05T13:00:01+01:00\t2/2\t8081\tm\tB\n"
+        "2026-12-05T13:00:00Z\t1/2\t8080\tother\tD\n")
+    main = rows("m", 8080, ("2026-12-05T11:59:59.999Z",),  # before any record
+                ("2026-12-05T12:30:00.000Z",),  # A
+                ("2026-12-05T11:00:00.000Z", "2026-12-05T13:00:05.000Z"),  # lost at 11:00, answered on C
+                ("2026-12-05T14:00:00.000Z",))  # C (D is another model's)
+    again = rows("m", 8080, ("2026-12-05T14:10:00.000Z",))  # the first id asked again: it replaces the first row
+    write(tmp_path, "m.jsonl", main + again, tail='{"id": "torn')  # a row being written is no row yet
+    write(tmp_path, "m.jsonl.shard-2", rows("m", 8081, ("2026-12-05T12:10:00.000Z",), skip=10))  # B (12:00:01Z)
     (tmp_path / "m.jsonl.shard-2.sent").write_text("{}\n")  # a note, not rows
-    assert machines.count(tmp_path) == {("not recorded", "m"): 1, ("A", "m"): 1, ("B", "m"): 1, ("C", "m"): 2}
+    assert machines.count(tmp_path) == {("A", "m"): 1, ("B", "m"): 1, ("C", "m"): 3}  # none "not recorded"
 
 
-def test_count_prints_a_table_and_a_folder_without_a_record_is_all_not_recorded(tmp_path, capsys):
-    write(tmp_path, "m.jsonl", [row("m", 8080, "2026-12-05T12:30:00.000Z")] * 2)
-    assert machines.main(["count", str(tmp_path)]) == 0
-    assert capsys.readouterr().out == "rows\tmodel\tmachine\n2\tm\tnot recorded\n"
+def test_count_prints_a_table_and_a_folder_without_a_record_is_all_not_recorded(tmp_path):
+    write(tmp_path, "m.jsonl", rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T12:31:00.000Z",)))
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "rows\tmodel\tmachine\n2\tm\tnot recorded\n"), done.stderr
 
 
 @pytest.mark.parametrize(("log", "said"), [
     ("started\tport\n", "machines.tsv:1: expected the header started shard port model machine"),
     (HEADER + "2026-12-05T12:00:00Z\t1/2\t8080\tm\n", "machines.tsv:2: expected 5 tab-separated fields, got 4"),
     (HEADER + "yesterday\t1/2\t8080\tm\tA\n", "machines.tsv:2: started: expected a UTC time such as"),
+    (HEADER + "2026-12-05T12:00:00\t1/2\t8080\tm\tA\n", "machines.tsv:2: started: expected a UTC time such as"),
 ])
-def test_a_damaged_record_is_refused_naming_its_line(tmp_path, log, said):
+def test_a_damaged_record_is_refused_in_one_line_naming_its_line(tmp_path, log, said):
     (tmp_path / "machines.tsv").write_text(log)
-    with pytest.raises(SystemExit) as stopped:
-        machines.count(tmp_path)
-    assert said in str(stopped.value) and "\n" not in str(stopped.value)
+    write(tmp_path, "m.jsonl", rows("m", 8080, ("2026-12-05T12:30:00.000Z",)))
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
-def test_a_torn_trace_line_is_refused_naming_its_line(tmp_path):
-    (tmp_path / "m.jsonl").write_text(json.dumps(row("m", 8080, "2026-12-05T12:30:00.000Z")) + "\n{\"model\": ")
-    with pytest.raises(SystemExit) as stopped:
-        machines.count(tmp_path)
-    assert "m.jsonl:2: expected a trace row" in str(stopped.value)
+def test_a_damaged_trace_row_is_refused_in_one_line_naming_its_line(tmp_path):
+    made = rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T12:31:00.000Z",))
+    del made[1]["model"]
+    write(tmp_path, "m.jsonl", made)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "m.jsonl:2:" in done.stderr and done.stderr.count("\n") == 1, done.stderr

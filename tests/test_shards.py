@@ -485,4 +485,4 @@ def test_a_copy_stopped_by_sigterm_stops_its_runner_before_its_server_and_resume
         assert again.wait(timeout=600) == 0, again.communicate()
     final = read_final(repo / "data" / "studies" / "t" / "collecting" / f"{MODEL}.jsonl")
     assert final.rows == len(final.final) == 300
-    assert sorted(p.name for p in shard.parent.iterdir()) == [f"{MODEL}.jsonl"]
+    assert sorted(p.name for p in shard.parent.iterdir()) == ["machines.tsv", f"{MODEL}.jsonl"]
