@@ -11,6 +11,9 @@ machine answered.
         and its CPU count; scripts/serve_local.sh adds how the server loads the weights and its version
     python scripts/machines.py count data/studies/guard/collecting
         final rows per machine and model, from the folder's machines.tsv and its trace files
+    python scripts/machines.py same-bytes data/studies/guard/collecting guarded paste-rule
+        where two conditions sent a model the same message (message_sha256), how often the two outputs are the
+        same bytes when one machine answered both, and when two machines did
 
 machines.tsv (tab-separated, a header line first) has one line per server a copy of the collection started:
 started (UTC, ISO 8601 with a Z or an offset), shard (K/N), port, model, machine (the server's description).
@@ -29,7 +32,11 @@ import sys
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from common.records import TraceRow
 
 FLAGS = ("avx2", "avx512f", "amx_tile")  # the vector units llama.cpp's CPU kernels choose between
 COLUMNS = ("started", "shard", "port", "model", "machine")
@@ -99,13 +106,13 @@ def machine_of(servers: list[tuple[datetime, dict[str, str]]], model: str, port:
     return found
 
 
-def count(folder: Path) -> Counter:
-    """(machine, model) -> final rows, over the folder's trace files (shard files included)."""
+def answered_by(folder: Path) -> list[tuple[TraceRow, str]]:
+    """Every final row of the folder's trace files (shard files included) with the machine that answered it."""
     from common.traces import scan
 
     log = folder / "machines.tsv"
     servers = read_log(log) if log.exists() else []
-    counts: Counter = Counter()
+    found = []
     for trace in sorted(p for p in folder.iterdir() if TRACE_NAME.search(p.name)):
         read = scan(trace)  # each row checked as a TraceRow; a torn tail being written is left out
         for rid, row in read.final.items():
@@ -113,8 +120,39 @@ def count(folder: Path) -> Counter:
                 raise Refused(f"{read.where[rid]}: expected a row with at least one attempt")
             answered = row.attempts[-1].started(read.where[rid])  # checked when read: aware, in UTC
             port = urlsplit(str(row.request.get("url", ""))).port
-            counts[machine_of(servers, row.model, str(port), answered), row.model] += 1
-    return counts
+            found.append((row, machine_of(servers, row.model, str(port), answered)))
+    return found
+
+
+def count(folder: Path) -> Counter:
+    """(machine, model) -> final rows, over the folder's trace files (shard files included)."""
+    return Counter((machine, row.model) for row, machine in answered_by(folder))
+
+
+def same_bytes(folder: Path, first: str, second: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """(model, where) -> (identical outputs, pairs) over the clusters where `first` and `second` sent the model
+    the same message and both got an answer (status ok); where is "one machine" (one recorded machine answered
+    both), "two machines" (two recorded ones), "one recorded, one not" or "neither recorded" (one machine or
+    two: not known)."""
+    by_key: dict[tuple[str, str, str], tuple[TraceRow, str]] = {}
+    for row, machine in answered_by(folder):
+        if row.condition in (first, second):
+            by_key[row.model, row.cluster, row.condition] = (row, machine)
+    tally: dict[tuple[str, str], list[int]] = {}
+    for (model, cluster, condition), (row, machine) in sorted(by_key.items()):
+        if condition != first or (model, cluster, second) not in by_key:
+            continue
+        other, other_machine = by_key[model, cluster, second]
+        if (row.message_sha256 is None or row.message_sha256 != other.message_sha256 or row.status != "ok"
+                or other.status != "ok"):
+            continue
+        unrecorded = (machine, other_machine).count(NOT_RECORDED)
+        where = (("one machine" if machine == other_machine else "two machines") if not unrecorded else
+                 "one recorded, one not" if unrecorded == 1 else "neither recorded")
+        cell = tally.setdefault((model, where), [0, 0])
+        cell[0] += row.output == other.output
+        cell[1] += 1
+    return {key: (same, pairs) for key, (same, pairs) in sorted(tally.items())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("describe", help="this machine in one line")
     counting = sub.add_parser("count", help="final rows per machine and model of a study's folder")
     counting.add_argument("folder", type=Path, help="data/studies/NAME/collecting or .../traces")
+    pairing = sub.add_parser("same-bytes", help="identical outputs of the same message, on one machine or two")
+    pairing.add_argument("folder", type=Path, help="data/studies/NAME/collecting or .../traces")
+    pairing.add_argument("first", help="a condition, such as guarded")
+    pairing.add_argument("second", help="another condition, such as paste-rule")
     args = parser.parse_args(argv)
     if args.action == "describe":
         print(describe(Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace"),
@@ -135,13 +177,21 @@ def main(argv: list[str] | None = None) -> int:
     from common.errors import UserError
 
     try:
-        counts = count(args.folder)
+        if args.action == "count":
+            counts = count(args.folder)
+        else:
+            pairs = same_bytes(args.folder, args.first, args.second)
     except (Refused, UserError) as exc:
         print(f"machines.py: error: {exc}", file=sys.stderr)
         return 2
-    print("rows\tmodel\tmachine")
-    for (machine, model), rows in sorted(counts.items(), key=lambda item: (item[0][1], item[0][0])):
-        print(f"{rows}\t{model}\t{machine}")
+    if args.action == "count":
+        print("rows\tmodel\tmachine")
+        for (machine, model), rows in sorted(counts.items(), key=lambda item: (item[0][1], item[0][0])):
+            print(f"{rows}\t{model}\t{machine}")
+        return 0
+    print(f"model\tanswered on\tidentical outputs\tpairs ({args.first} and {args.second}, the same message)")
+    for (model, where), (same, total) in pairs.items():
+        print(f"{model}\t{where}\t{same}\t{total}")
     return 0
 
 

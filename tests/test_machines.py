@@ -98,3 +98,20 @@ def test_a_damaged_trace_row_is_refused_in_one_line_naming_its_line(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "m.jsonl:2:" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_same_bytes_splits_the_pairs_of_one_message_by_the_machines_that_answered_them(tmp_path):
+    (tmp_path / "machines.tsv").write_text(HEADER + "2026-12-05T12:00:00Z\t1/2\t8080\tm\tA\n"
+                                                    "2026-12-05T12:00:00Z\t2/2\t8081\tm\tB\n")
+    made = rows("m", 8080, *[("2026-12-05T12:30:00.000Z",)] * 10)
+    for index, row in enumerate(made):  # five clusters, each asked under two conditions with one message
+        row["cluster"], row["condition"] = f"c{index // 2}", ("x", "y")[index % 2]
+        row["id"], row["message_sha256"] = f"c{index // 2}/{row['condition']}", f"{index // 2:064x}"
+        row["status"], row["output"] = "ok", "same"
+    made[3]["output"] = "other"  # c1: two outputs
+    made[5]["request"]["url"] = "http://127.0.0.1:8081/v1/chat/completions"  # c2: y answered on B
+    made[7]["attempts"][-1]["started_at"] = "2026-12-05T11:00:00.000Z"  # c3: y before the record
+    made[9]["message_sha256"] = "f" * 64  # c4: another message: no pair
+    write(tmp_path, "m.jsonl", made)
+    assert machines.same_bytes(tmp_path, "x", "y") == {
+        ("m", "one machine"): (1, 2), ("m", "two machines"): (1, 1), ("m", "one recorded, one not"): (1, 1)}
