@@ -12,8 +12,10 @@ machine answered.
     python scripts/machines.py count data/studies/guard/collecting
         final rows per machine and model, from the folder's machines.tsv and its trace files
     python scripts/machines.py same-bytes data/studies/guard/collecting guarded paste-rule
-        where two conditions sent a model the same message (message_sha256), how often the two outputs are the
-        same bytes when one machine answered both, and when two machines did
+        where two conditions sent a model the same message (message_sha256) and both were answered (status
+        ok), how often the two outputs are the same bytes when one machine answered both, and when two did
+    python scripts/machines.py same-bytes data/studies/guard/traces guarded boundary --second-from data/traces
+        the same, the second condition's rows read from the release's traces
 
 machines.tsv (tab-separated, a header line first) has one line per server a copy of the collection started:
 started (UTC, ISO 8601 with a Z or an offset), shard (K/N), port, model, machine (the server's description).
@@ -129,15 +131,19 @@ def count(folder: Path) -> Counter:
     return Counter((machine, row.model) for row, machine in answered_by(folder))
 
 
-def same_bytes(folder: Path, first: str, second: str) -> dict[tuple[str, str], tuple[int, int]]:
+def same_bytes(folder: Path, first: str, second: str,
+               second_from: Path | None = None) -> dict[tuple[str, str], tuple[int, int]]:
     """(model, where) -> (identical outputs, pairs) over the clusters where `first` and `second` sent the model
     the same message and both got an answer (status ok); where is "one machine" (one recorded machine answered
     both), "two machines" (two recorded ones), "one recorded, one not" or "neither recorded" (one machine or
-    two: not known)."""
+    two: not known). With `second_from`, the `second` condition's rows are read from that folder's trace files
+    instead (the release's, data/traces/, say: its rows are "not recorded")."""
     by_key: dict[tuple[str, str, str], tuple[TraceRow, str]] = {}
-    for row, machine in answered_by(folder):
-        if row.condition in (first, second):
-            by_key[row.model, row.cluster, row.condition] = (row, machine)
+    for source, wanted in ((folder, (first,) if second_from else (first, second)),
+                           *(((second_from, (second,)),) if second_from else ())):
+        for row, machine in answered_by(source):
+            if row.condition in wanted:
+                by_key[row.model, row.cluster, row.condition] = (row, machine)
     tally: dict[tuple[str, str], list[int]] = {}
     for (model, cluster, condition), (row, machine) in sorted(by_key.items()):
         if condition != first or (model, cluster, second) not in by_key:
@@ -167,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     pairing.add_argument("folder", type=Path, help="data/studies/NAME/collecting or .../traces")
     pairing.add_argument("first", help="a condition, such as guarded")
     pairing.add_argument("second", help="another condition, such as paste-rule")
+    pairing.add_argument("--second-from", type=Path, metavar="FOLDER",
+                         help="read the second condition's rows from this folder's trace files (such as data/traces)")
     args = parser.parse_args(argv)
     if args.action == "describe":
         print(describe(Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace"),
@@ -180,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "count":
             counts = count(args.folder)
         else:
-            pairs = same_bytes(args.folder, args.first, args.second)
+            if args.second_from is not None and not args.second_from.is_dir():
+                parser.error(f"--second-from: {args.second_from} is not a folder")
+            pairs = same_bytes(args.folder, args.first, args.second, args.second_from)
     except (Refused, UserError) as exc:
         print(f"machines.py: error: {exc}", file=sys.stderr)
         return 2

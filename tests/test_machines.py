@@ -115,3 +115,21 @@ def test_same_bytes_splits_the_pairs_of_one_message_by_the_machines_that_answere
     write(tmp_path, "m.jsonl", made)
     assert machines.same_bytes(tmp_path, "x", "y") == {
         ("m", "one machine"): (1, 2), ("m", "two machines"): (1, 1), ("m", "one recorded, one not"): (1, 1)}
+
+
+def test_same_bytes_can_read_the_second_conditions_rows_from_another_folder(tmp_path):
+    study, release = tmp_path / "study", tmp_path / "release"
+    study.mkdir(), release.mkdir()
+    (study / "machines.tsv").write_text(HEADER + "2026-12-05T12:00:00Z\t1/1\t8080\tm\tA\n")
+    asked = rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T11:00:00.000Z",))  # on A; before it
+    released = rows("m", 8080, ("2026-11-30T10:00:00.000Z",), ("2026-11-30T10:01:00.000Z",))
+    for index, (mine, theirs) in enumerate(zip(asked, released, strict=True)):
+        for row, condition in ((mine, "x"), (theirs, "y")):
+            row["cluster"], row["condition"], row["id"] = f"c{index}", condition, f"c{index}/{condition}"
+            row["message_sha256"], row["status"], row["output"] = f"{index:064x}", "ok", "same"
+    released[1]["output"] = "other"
+    write(study, "m.jsonl", asked + rows("m", 8080, ("2026-12-05T12:40:00.000Z",), skip=5))  # no y in the study
+    write(release, "m.jsonl", released)
+    assert machines.same_bytes(study, "x", "y", release) == {
+        ("m", "one recorded, one not"): (1, 1), ("m", "neither recorded"): (0, 1)}
+    assert machines.same_bytes(study, "x", "y") == {}  # without it, the study holds no y rows
