@@ -212,4 +212,11 @@ def test_the_tables_read_the_traces_an_unusable_output_changes_only_the_sensitiv
     assert done.returncode == 1
     assert "data/tables/sensitivity.csv:" in done.stdout and "differs" in done.stdout
     assert "data/report.html:" in done.stdout  # the page shows every output, this one too
-    assert "reproduce: 2 step(s) FAILED" in done.stdout  # the labels still match
+    # a study that pairs with this model's built-in traces tables and shows them too: its step fails as well,
+    # and nowhere do the labels differ (the output was excluded before and is now)
+    studies = [found for found in sorted((repo / "data" / "studies").glob("*/traces"))
+               if (found / labels.name).exists()]
+    for found in studies:
+        assert f"data/studies/{found.parent.name}/" in done.stdout
+    assert "labels/" not in "".join(line for line in done.stdout.splitlines(keepends=True) if "differs" in line)
+    assert f"reproduce: {2 + len(studies)} step(s) FAILED" in done.stdout
