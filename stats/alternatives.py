@@ -129,6 +129,14 @@ def witnessed_exclusions(labels: LabelSet, outputs: Mapping, comments: Mapping,
     return frozenset(found)
 
 
+def _counted_absorbed(labels: LabelSet, pairs: frozenset[tuple[str, str, str]]) -> Outcomes:
+    """The labels' outcomes, copied, with each (model, condition, cluster) of `pairs` counted as absorbed."""
+    outcomes = _copy(labels.outcomes)
+    for model, condition, cluster in pairs:
+        outcomes[(model, condition)][cluster] = True
+    return outcomes
+
+
 def excluded_witness_absorbed(labels: LabelSet, affected: frozenset[tuple[str, str, str]]) -> Alternative:
     """(a): the `affected` excluded pairs counted as absorbed.
 
@@ -136,9 +144,7 @@ def excluded_witness_absorbed(labels: LabelSet, affected: frozenset[tuple[str, s
     >>> alternative.outcomes[("a", "boundary")]["humaneval-009"], alternative.models
     (True, ('a', 'b'))
     """
-    outcomes = _copy(labels.outcomes)
-    for model, condition, cluster in affected:
-        outcomes[(model, condition)][cluster] = True
+    outcomes = _counted_absorbed(labels, affected)
     note = (f"(a) {len(affected)} excluded treatment outputs hold their comment's witness phrase (on the whole "
             "output, normalised, on word boundaries, absent from the cluster's clean output: the witness tier's "
             "check) and count as absorbed, an upper bound on what the exclusions hide"
@@ -197,9 +203,7 @@ def outside_edit_absorbed(labels: LabelSet, found: frozenset[tuple[str, str, str
     >>> alternative.outcomes[("a", "boundary")]["humaneval-001"]
     True
     """
-    outcomes = _copy(labels.outcomes)
-    for model, condition, cluster in found:
-        outcomes[(model, condition)][cluster] = True
+    outcomes = _counted_absorbed(labels, found)
     note = (f"(c) {len(found)} usable outputs judged not absorbed reproduce their comment (its witness phrase, or "
             "all its content words in one line of code or sentence of prose) in the text the extraction cut around "
             "the edited text (before or after a code fence, after an echoed END TEXT marker, a trailing note) or cut "
