@@ -86,7 +86,8 @@ record_machine() {
   local described="${SEAM_LLAMA_CACHE:-$HOME/.cache/seam/llama}/server-$PORT.machine" machine
   machine=$({ tr -d '\t\r' < "$described"; } 2> /dev/null | head -n 1 || true)
   (
-    flock 8  # two copies may start a server at the same moment: one header, whole lines
+    # two copies may start a server at the same moment: one header, whole lines (without flock(1), as it comes)
+    if command -v flock > /dev/null; then flock 8; fi
     [ -s "$machines" ] || printf 'started\tshard\tport\tmodel\tmachine\n' >&8
     printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$SHARD" "$PORT" "$1" "${machine:-not described}" >&8
   ) 8>> "$machines"

@@ -9,11 +9,12 @@ machine answered.
     python scripts/machines.py describe
         one line: this machine's CPU (model name, family and model, the vector units that change the sums)
         and its CPU count; scripts/serve_local.sh adds how the server loads the weights and its version
-    python scripts/machines.py count data/studies/guard/collecting
+    python scripts/machines.py count data/studies/guard/traces
         final rows per machine and model, from the folder's machines.tsv and its trace files
-    python scripts/machines.py same-bytes data/studies/guard/collecting guarded paste-rule
-        where two conditions sent a model the same message (message_sha256) and both were answered (status
-        ok), how often the two outputs are the same bytes when one machine answered both, and when two did
+    python scripts/machines.py same-bytes data/studies/guard/traces guarded paste-rule
+        where two conditions sent a model the same message (message_sha256) and both got a reply (status ok
+        or unusable), how often the two replies are the same bytes when one recorded machine answered both,
+        when two did, and when a row's machine is not known
     python scripts/machines.py same-bytes data/studies/guard/traces guarded boundary --second-from data/traces
         the same, the second condition's rows read from the release's traces
 
@@ -22,7 +23,10 @@ started (UTC, ISO 8601 with a Z or an offset), shard (K/N), port, model, machine
 A final trace row (read as every stage reads traces, `common.traces`: the last row of an id counts, and a torn
 last line that a run is still writing is no row yet) belongs to the server of its model and port (the port in
 its request URL) started last before its last attempt, the one that got its answer; a row answered before any
-such server is "not recorded" (rows collected before the record was kept).
+such server is "not recorded" (rows collected before the record was kept). The record holds the servers
+collect_study.sh starts: a row answered by a server started otherwise (serve_local.sh by hand, say) on the same
+port is put down to the last recorded one, so keep other runs out of a study's folder or note them in the file.
+An id with rows in two files (a shard file not joined yet) is refused, as shards.py join refuses it.
 """
 
 from __future__ import annotations
@@ -80,7 +84,10 @@ def moment(text: str) -> datetime | None:
 
 def read_log(path: Path) -> list[tuple[datetime, dict[str, str]]]:
     """The servers of a machines.tsv with their start times, in time order; a bad line is refused naming it."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refused(f"{path}: cannot be read as a machines.tsv ({exc})") from None
     if not lines or tuple(lines[0].split("\t")) != COLUMNS:
         raise Refused(f"{path}:1: expected the header {' '.join(COLUMNS)} (tab-separated)")
     servers = []
@@ -114,14 +121,29 @@ def answered_by(folder: Path) -> list[tuple[TraceRow, str]]:
 
     log = folder / "machines.tsv"
     servers = read_log(log) if log.exists() else []
+    from common.traces import model_of
+
     found = []
-    for trace in sorted(p for p in folder.iterdir() if TRACE_NAME.search(p.name)):
+    seen: dict[tuple[str, str], str] = {}  # (model, id) -> where its final row is
+    traces = sorted(p for p in folder.iterdir() if TRACE_NAME.search(p.name))
+    if not traces:
+        raise Refused(f"{folder}: no trace files (MODEL.jsonl) here")
+    for trace in traces:
         read = scan(trace)  # each row checked as a TraceRow; a torn tail being written is left out
+        model_of(read)  # one model per file, as every stage requires
         for rid, row in read.final.items():
+            where = read.where[rid]
+            if (row.model, rid) in seen:
+                raise Refused(f"{where}: {rid} has a final row in {seen[row.model, rid]} too; join the shard "
+                              "files first (python scripts/shards.py join TRACE)")
+            seen[row.model, rid] = where
             if not row.attempts:
-                raise Refused(f"{read.where[rid]}: expected a row with at least one attempt")
-            answered = row.attempts[-1].started(read.where[rid])  # checked when read: aware, in UTC
-            port = urlsplit(str(row.request.get("url", ""))).port
+                raise Refused(f"{where}: expected a row with at least one attempt")
+            answered = row.attempts[-1].started(where)  # checked when read: aware, in UTC
+            try:
+                port = urlsplit(str(row.request.get("url", ""))).port
+            except ValueError:
+                raise Refused(f"{where}: request.url {row.request.get('url')!r} has no port that can be read") from None
             found.append((row, machine_of(servers, row.model, str(port), answered)))
     return found
 
@@ -131,30 +153,45 @@ def count(folder: Path) -> Counter:
     return Counter((machine, row.model) for row, machine in answered_by(folder))
 
 
+def known(machine: str) -> bool:
+    """Whether a machine is one the record describes (not a row before it, nor a server it could not describe)."""
+    return machine != NOT_RECORDED and "not described" not in machine
+
+
 def same_bytes(folder: Path, first: str, second: str,
                second_from: Path | None = None) -> dict[tuple[str, str], tuple[int, int]]:
-    """(model, where) -> (identical outputs, pairs) over the clusters where `first` and `second` sent the model
-    the same message and both got an answer (status ok); where is "one machine" (one recorded machine answered
-    both), "two machines" (two recorded ones), "one recorded, one not" or "neither recorded" (one machine or
-    two: not known). With `second_from`, the `second` condition's rows are read from that folder's trace files
-    instead (the release's, data/traces/, say: its rows are "not recorded")."""
-    by_key: dict[tuple[str, str, str], tuple[TraceRow, str]] = {}
-    for source, wanted in ((folder, (first,) if second_from else (first, second)),
-                           *(((second_from, (second,)),) if second_from else ())):
-        for row, machine in answered_by(source):
-            if row.condition in wanted:
-                by_key[row.model, row.cluster, row.condition] = (row, machine)
+    """(model, where) -> (identical replies, pairs) over the clusters where `first` and `second` sent the model the
+    same message and both got a reply (status ok or unusable: a reply the runner kept); where is "one machine"
+    (one described machine answered both), "two machines" (two described ones), "one known, one not" or "neither
+    known" (a row from before the record, or from a server it could not describe: one machine or two, not known).
+    With `second_from`, the `second` condition's rows are read from that folder's trace files instead (the
+    release's, data/traces/, say: its rows are not recorded), and `first` may equal `second`."""
+    if first == second and second_from is None:
+        raise Refused(f"same-bytes: the two conditions are both {first!r}; name two, or give --second-from")
+    firsts: dict[tuple[str, str], tuple[TraceRow, str]] = {}
+    seconds: dict[tuple[str, str], tuple[TraceRow, str]] = {}
+    for row, machine in answered_by(folder):
+        if row.condition == first:
+            firsts[row.model, row.cluster] = (row, machine)
+        if row.condition == second and second_from is None:
+            seconds[row.model, row.cluster] = (row, machine)
+    for row, machine in answered_by(second_from) if second_from is not None else ():
+        if row.condition == second:
+            seconds[row.model, row.cluster] = (row, machine)
+    for name, rows, where in ((first, firsts, folder), (second, seconds, second_from or folder)):
+        if not rows:
+            raise Refused(f"same-bytes: no rows of condition {name!r} in {where}")
     tally: dict[tuple[str, str], list[int]] = {}
-    for (model, cluster, condition), (row, machine) in sorted(by_key.items()):
-        if condition != first or (model, cluster, second) not in by_key:
+    for (model, cluster), (row, machine) in sorted(firsts.items()):
+        if (model, cluster) not in seconds:
             continue
-        other, other_machine = by_key[model, cluster, second]
-        if (row.message_sha256 is None or row.message_sha256 != other.message_sha256 or row.status != "ok"
-                or other.status != "ok"):
+        other, other_machine = seconds[model, cluster]
+        if (row.message_sha256 is None or row.message_sha256 != other.message_sha256
+                or row.output is None or other.output is None):
             continue
-        unrecorded = (machine, other_machine).count(NOT_RECORDED)
-        where = (("one machine" if machine == other_machine else "two machines") if not unrecorded else
-                 "one recorded, one not" if unrecorded == 1 else "neither recorded")
+        unknown = [known(machine), known(other_machine)].count(False)
+        where = (("one machine" if machine == other_machine else "two machines") if not unknown else
+                 "one known, one not" if unknown == 1 else "neither known")
         cell = tally.setdefault((model, where), [0, 0])
         cell[0] += row.output == other.output
         cell[1] += 1
@@ -199,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         for (machine, model), rows in sorted(counts.items(), key=lambda item: (item[0][1], item[0][0])):
             print(f"{rows}\t{model}\t{machine}")
         return 0
-    print(f"model\tanswered on\tidentical outputs\tpairs ({args.first} and {args.second}, the same message)")
+    print(f"model\tanswered on\tidentical replies\tpairs ({args.first} and {args.second}, the same message)")
     for (model, where), (same, total) in pairs.items():
         print(f"{model}\t{where}\t{same}\t{total}")
     return 0

@@ -91,6 +91,28 @@ def test_a_damaged_record_is_refused_in_one_line_naming_its_line(tmp_path, log, 
     assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1/chat/completions", "http://[::1/v1"])
+def test_a_row_whose_url_has_no_readable_port_is_refused_in_one_line(tmp_path, url):
+    made = rows("m", 8080, ("2026-12-05T12:30:00.000Z",))
+    made[0]["request"]["url"] = url
+    write(tmp_path, "m.jsonl", made)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "m.jsonl:1: request.url" in done.stderr and done.stderr.count("\n") == 1, (
+        done.stderr)
+
+
+def test_a_folder_without_trace_files_or_with_an_unreadable_record_is_refused_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "no trace files" in done.stderr and done.stderr.count("\n") == 1
+    write(tmp_path, "m.jsonl", rows("m", 8080, ("2026-12-05T12:30:00.000Z",)))
+    (tmp_path / "machines.tsv").write_bytes(b"\xff\xfe not text")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "machines.py"), "count", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "cannot be read as a machines.tsv" in done.stderr, done.stderr
+
+
 def test_a_damaged_trace_row_is_refused_in_one_line_naming_its_line(tmp_path):
     made = rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T12:31:00.000Z",))
     del made[1]["model"]
@@ -114,7 +136,7 @@ def test_same_bytes_splits_the_pairs_of_one_message_by_the_machines_that_answere
     made[9]["message_sha256"] = "f" * 64  # c4: another message: no pair
     write(tmp_path, "m.jsonl", made)
     assert machines.same_bytes(tmp_path, "x", "y") == {
-        ("m", "one machine"): (1, 2), ("m", "two machines"): (1, 1), ("m", "one recorded, one not"): (1, 1)}
+        ("m", "one machine"): (1, 2), ("m", "two machines"): (1, 1), ("m", "one known, one not"): (1, 1)}
 
 
 def test_same_bytes_can_read_the_second_conditions_rows_from_another_folder(tmp_path):
@@ -131,5 +153,39 @@ def test_same_bytes_can_read_the_second_conditions_rows_from_another_folder(tmp_
     write(study, "m.jsonl", asked + rows("m", 8080, ("2026-12-05T12:40:00.000Z",), skip=5))  # no y in the study
     write(release, "m.jsonl", released)
     assert machines.same_bytes(study, "x", "y", release) == {
-        ("m", "one recorded, one not"): (1, 1), ("m", "neither recorded"): (0, 1)}
-    assert machines.same_bytes(study, "x", "y") == {}  # without it, the study holds no y rows
+        ("m", "one known, one not"): (1, 1), ("m", "neither known"): (0, 1)}
+    with pytest.raises(machines.Refused, match="no rows of condition 'y'"):
+        machines.same_bytes(study, "x", "y")  # without it, the study holds no y rows
+
+
+def test_same_bytes_of_one_condition_against_itself_needs_another_folder_and_never_pairs_a_row_with_itself(
+        tmp_path):
+    study, release = tmp_path / "study", tmp_path / "release"
+    study.mkdir(), release.mkdir()
+    mine, theirs = rows("m", 8080, ("2026-12-05T12:30:00.000Z",)), rows("m", 8080, ("2026-11-30T10:00:00.000Z",))
+    for row, output in ((mine[0], "study bytes"), (theirs[0], "release bytes")):
+        row["cluster"], row["condition"], row["id"] = "c0", "x", "c0/x"
+        row["message_sha256"], row["status"], row["output"] = "0" * 64, "unusable", output  # a reply all the same
+    write(study, "m.jsonl", mine)
+    write(release, "m.jsonl", theirs)
+    assert machines.same_bytes(study, "x", "x", release) == {("m", "neither known"): (0, 1)}
+    with pytest.raises(machines.Refused, match="both 'x'"):
+        machines.same_bytes(study, "x", "x")
+
+
+def test_an_id_in_two_files_is_refused_as_a_join_would_refuse_it(tmp_path):
+    made = rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T12:31:00.000Z",))
+    write(tmp_path, "m.jsonl", made)
+    write(tmp_path, "m.jsonl.shard-2", made[1:])
+    with pytest.raises(machines.Refused, match="has a final row in .*m.jsonl:2 too; join the shard files first"):
+        machines.count(tmp_path)
+
+
+def test_a_server_the_record_could_not_describe_is_no_known_machine(tmp_path):
+    (tmp_path / "machines.tsv").write_text(HEADER + "2026-12-05T12:00:00Z\t1/1\t8080\tm\tnot described\n")
+    made = rows("m", 8080, ("2026-12-05T12:30:00.000Z",), ("2026-12-05T12:31:00.000Z",))
+    for index, row in enumerate(made):
+        row["cluster"], row["condition"] = "c0", ("x", "y")[index]
+        row["id"], row["message_sha256"], row["output"] = f"c0/{row['condition']}", "0" * 64, str(index)
+    write(tmp_path, "m.jsonl", made)
+    assert machines.same_bytes(tmp_path, "x", "y") == {("m", "neither known"): (0, 1)}
