@@ -55,11 +55,20 @@ def sigterm_raises() -> Iterator[None]:
 
 
 def kill_workers(pool) -> None:
-    """Kill the worker processes of a `ProcessPoolExecutor` at once, and let it go without waiting for them."""
+    """Kill the worker processes of a `ProcessPoolExecutor` at once, and let it go without waiting for them.
+
+    A worker killed while sending its result (a file's labels: large, so sent in several writes) leaves the pool's
+    manager thread reading the rest of a message that will never come, and the interpreter joins that thread on
+    exit: the parent would hang there after saying "interrupted". So the parent also closes its own copy of the
+    result pipe's writing end; with every worker dead, no writer is left, and the read ends (end of file), which
+    the manager thread takes for a broken pool and stops."""
     processes = getattr(pool, "_processes", None) or {}  # pid -> Process (Python 3.14 adds pool.kill_workers())
     for process in list(processes.values()):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # already gone, or already closed
             process.kill()
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # the pool's SimpleQueue
+    with contextlib.suppress(OSError, AttributeError):
+        writer.close()
     pool.shutdown(wait=False, cancel_futures=True)
 
 
