@@ -1,4 +1,4 @@
-"""The answer pages' server: `http.server` on 127.0.0.1 serving one answer session, and the session base.
+"""The answer pages' server: `http.server` on 127.0.0.1 serving one answer session (`common.answersession`).
 
 Standard library only. `AnswerServer` serves `seam.py review serve` and `seam.py occurrence
 annotate` (docs/REVIEW.md, docs/OCCURRENCE.md). It knows nothing of labels, messages or
@@ -32,15 +32,12 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
-from common.answerfile import AnswerFormat, first_unanswered
-from common.answerpage import CONTENT_SECURITY_POLICY, message_page
+from common.answerpage import message_page
+from common.answersession import Refused
 from common.errors import UserError
 from common.records import without_surrogates
 
@@ -59,73 +56,6 @@ STALLED_WRITE_S = 1
 MAX_CONNECTIONS = 32  # connections served at once (one reviewer needs a handful)
 SLOT_WAIT_S = 2  # past the bound with every connection being answered, how long a new one waits for a slot
 GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
-
-
-class Refused(Exception):
-    """A request the page cannot take (a bad form, an unknown case): its HTTP status and what to tell the user."""
-
-    def __init__(self, status: HTTPStatus, text: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-
-
-def read_form(body: bytes, names: tuple[str, ...], max_fields: int) -> dict[str, str]:
-    """A form body's fields, each given at most once and none but `names`; anything else is `Refused`.
-
-    >>> read_form(b"answer=yes&note=a+b", ("answer", "note"), 5)
-    {'answer': 'yes', 'note': 'a b'}
-    """
-    try:
-        text = body.decode("utf-8")
-        form = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text), errors="strict",
-                        max_num_fields=max_fields)
-    except (UnicodeDecodeError, ValueError):
-        raise Refused(HTTPStatus.BAD_REQUEST, "The form could not be read (expected UTF-8 form data).") from None
-    if set(form) - set(names) or any(len(values) > 1 for values in form.values()):
-        raise Refused(HTTPStatus.BAD_REQUEST, "The form has unknown or repeated fields.")
-    return {name: values[0] for name, values in form.items()}
-
-
-def form_note(form: dict[str, str], limit: int) -> str:
-    """The form's note with its line ends as "\\n" (a browser sends "\\r\\n"), at most `limit` characters.
-
-    >>> form_note({"note": "a\\r\\nb"}, 10)
-    'a\\nb'
-    """
-    note = form.get("note", "").replace("\r\n", "\n").replace("\r", "\n")
-    if len(note) > limit:
-        raise Refused(HTTPStatus.BAD_REQUEST, f"The note is longer than {limit:,} characters. Nothing was saved.")
-    return note
-
-
-@dataclass
-class AnswerSession:
-    """The state a page is served from: the file's cases and the answers in force. A session of a kind of
-    answer file (`FORMAT`) adds what its page shows, `case_page`, `done_page` and `submit`."""
-
-    FORMAT: ClassVar[AnswerFormat]
-    content_security_policy: ClassVar[str] = CONTENT_SECURITY_POLICY
-
-    path: Path
-    reviewer: str
-    cases: tuple
-    latest: dict[int, Any]
-    moved_aside: Path | None = field(default=None, kw_only=True)  # where a torn last line went, if one was
-    lock: threading.Lock = field(default_factory=threading.Lock, kw_only=True)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
-
-    def first_unanswered(self, after: int = 0) -> int | None:
-        return first_unanswered([case.case for case in self.cases], self.latest, after)
-
-    def save(self, answer) -> None:
-        """Append the answer durably, then take it into the state (threads serve requests: one at a time)."""
-        with self.lock:
-            self.FORMAT.append(self.path, answer)
-            self.latest[answer.case] = answer
 
 
 class _Deadlined(io.RawIOBase):

@@ -27,7 +27,7 @@ from pathlib import Path
 from common import answerpage
 from common.answerfile import answered_now
 from common.answerpage import escape
-from common.answerserver import AnswerSession, Refused, form_note, read_form
+from common.answersession import AnswerSession, Refused, form_note, read_form
 from common.records import without_surrogates
 from occurrence import store
 from occurrence.records import ANSWERS, NOTE_LIMIT, Answer

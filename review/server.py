@@ -26,7 +26,7 @@ from http import HTTPStatus
 from pathlib import Path
 
 from common.answerfile import answered_now
-from common.answerserver import AnswerSession, Refused, form_note, read_form
+from common.answersession import AnswerSession, Refused, form_note, read_form
 from common.errors import UserError
 from review import inputs, page, store
 from review.inputs import Asked
