@@ -15,7 +15,7 @@ says yes (`refusal`). Each is about the shape of the text:
   statement the finder does not read as code; nobody indents a remark.
 * `one_more_line`: the paste's last paragraph is set in lines, each a unit of its
   own (minutes, a flyer, an invitation, a log), and the tail on the next line is
-  set apart only as those lines are, with no sign of a remark (`remarks.STRONG_MARKERS`).
+  set apart only as those lines are, with no sign of a remark (`tone.STRONG_MARKERS`).
 * `written_question`: the tail's only sign of a remark is a question, written as
   the paste is (a capital first), with none of the words that point at the text or
   the reader (`POINTING`: this, it, you, and nouns such as essay, ending, title,
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from common.seams import layout, letters, remarks, rules
+from common.seams import layout, letters, remarks, rules, tone
 from common.seams.segment import Seam
 
 CLOSING_WORDS = 6  # a letter's closing line ("Thank you for your time,") is this short at most
@@ -134,8 +134,8 @@ def one_more_line(tail: str, artifact: str) -> bool:
 
 def has_remark_sign(tail: str) -> bool:
     """Any of the finder's strong signs of a remark: casual, a request, a question, about the paste, typed in
-    lower case (`remarks.STRONG_MARKERS`)."""
-    return any(rule(tail) for rule in remarks.STRONG_MARKERS.values())
+    lower case (`tone.STRONG_MARKERS`)."""
+    return any(rule(tail) for rule in tone.STRONG_MARKERS.values())
 
 
 def ends_in_prose(artifact: str, kind: str) -> bool:
@@ -173,5 +173,5 @@ def written_question(tail: str) -> bool:
     >>> written_question("Is the ending too abrupt?"), written_question("Would a shorter title work better?")
     (False, False)
     """
-    fired = {name for name, rule in remarks.STRONG_MARKERS.items() if rule(tail)}
+    fired = {name for name, rule in tone.STRONG_MARKERS.items() if rule(tail)}
     return fired == {"remark_question"} and tail.strip()[:1].isupper() and POINTING.search(tail) is None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from common.seams import layout, letters, remarks, rules, segment
+from common.seams import layout, letters, remarks, rules, segment, tone
 from common.seams.segment import find_seam
 
 CODE = ("def area(radius):\n"
@@ -246,42 +246,42 @@ def test_is_interface_text_is_a_button_label_and_nothing_else():
 def test_is_template_line_recognises_what_prompt_extensions_append():
     for tail in ["Please write in English language.", "Reply in Français", "Answer in English.지금 번역하기",
                  "make it funnier\nPlease write in English (UK) language."]:
-        assert remarks.is_template_line(tail), tail
-    assert not remarks.is_template_line("Please write it in a formal tone, thanks")
-    assert not remarks.is_template_line("Reply in English.\nand keep it short")
+        assert tone.is_template_line(tail), tail
+    assert not tone.is_template_line("Please write it in a formal tone, thanks")
+    assert not tone.is_template_line("Reply in English.\nand keep it short")
 
 
 def test_is_casual():
     for tail in ["btw it's for work", "FYI the deadline moved", "thx", "lol that's long", "ok now shorter :)"]:
-        assert remarks.is_casual(tail), tail
-    assert not remarks.is_casual("The deadline is in May.")
+        assert tone.is_casual(tail), tail
+    assert not tone.is_casual("The deadline is in May.")
     # "also" and "just" are everywhere in written prose ("You can also access …"); "also …" at the start is a
     # request (is_request), and a typed "just …" starts in lower case (reads_as_typed)
-    assert not remarks.is_casual("You can also access the development version.")
-    assert not remarks.is_casual("It just works.")
+    assert not tone.is_casual("You can also access the development version.")
+    assert not tone.is_casual("It just works.")
 
 
 def test_is_request():
     for tail in ["Make it shorter", "can you add tests", "Please check the grammar", "btw, keep the rhyme",
                  "in Spanish", "rewrite it for kids", "do the same for chapter two"]:
-        assert remarks.is_request(tail), tail
-    assert not remarks.is_request("The dog barked at the mailman.")
-    assert not remarks.is_request("Notes were taken by the clerk.")
+        assert tone.is_request(tail), tail
+    assert not tone.is_request("The dog barked at the mailman.")
+    assert not tone.is_request("Notes were taken by the clerk.")
 
 
 def test_is_question():
-    assert remarks.is_question("is that right?") and remarks.is_question("对吗？")
-    assert not remarks.is_question("that is right.")
+    assert tone.is_question("is that right?") and tone.is_question("对吗？")
+    assert not tone.is_question("that is right.")
 
 
 def test_addresses_model():
-    assert remarks.addresses_model("can you help") and remarks.addresses_model("thank u")
-    assert not remarks.addresses_model("the youth club")
+    assert tone.addresses_model("can you help") and tone.addresses_model("thank u")
+    assert not tone.addresses_model("the youth club")
 
 
 def test_is_first_person():
-    assert remarks.is_first_person("I need it by Monday") and remarks.is_first_person("it's for my boss")
-    assert not remarks.is_first_person("The report is due Monday.")
+    assert tone.is_first_person("I need it by Monday") and tone.is_first_person("it's for my boss")
+    assert not tone.is_first_person("The report is due Monday.")
 
 
 def test_starts_lowercase():
@@ -290,18 +290,18 @@ def test_starts_lowercase():
 
 
 def test_lacks_final_period():
-    assert remarks.lacks_final_period("make it short")
-    assert not remarks.lacks_final_period("Make it short.") and not remarks.lacks_final_period("Short?")
+    assert tone.lacks_final_period("make it short")
+    assert not tone.lacks_final_period("Make it short.") and not tone.lacks_final_period("Short?")
 
 
 def test_markers_names_every_marker_that_fires_in_a_fixed_order():
-    assert remarks.markers("Thanks.") == ("remark_casual",)
-    assert remarks.markers("I wrote this myself.") == ("remark_first_person",)
-    assert remarks.markers("I wrote this myself") == ("remark_typed", "remark_first_person", "remark_no_final_period")
-    assert set(remarks.markers("btw can you make it shorter? my boss wants it")) == set(segment.FEATURES[9:]) - {
+    assert tone.markers("Thanks.") == ("remark_casual",)
+    assert tone.markers("I wrote this myself.") == ("remark_first_person",)
+    assert tone.markers("I wrote this myself") == ("remark_typed", "remark_first_person", "remark_no_final_period")
+    assert set(tone.markers("btw can you make it shorter? my boss wants it")) == set(segment.FEATURES[9:]) - {
         "remark_template", "remark_about_paste"}
-    assert "remark_about_paste" in remarks.markers("btw this is for my class")
-    assert "remark_template" in remarks.markers("Please write in English language.")
+    assert "remark_about_paste" in tone.markers("btw this is for my class")
+    assert "remark_template" in tone.markers("Please write in English language.")
 
 
 def test_rejects_gives_the_first_reason_or_none():
@@ -421,12 +421,12 @@ def test_is_about_paste_and_reads_as_typed():
     for tail in ["It's for my dad's 70th birthday card.", "This is for the department newsletter.",
                  "our audience is mostly managers", "Ist für einen Kollegen aus Irland.", "Es para mi jefe.",
                  "btw this goes to the whole team", "so this is due friday"]:
-        assert remarks.is_about_paste(tail), tail
+        assert tone.is_about_paste(tail), tail
     for tail in ["It was founded in 1998.", "This is a problem for most teams.", "The audience cheered."]:
-        assert not remarks.is_about_paste(tail), tail
-    assert remarks.reads_as_typed("there are about 40k rows") and remarks.reads_as_typed("I only have an air fryer")
-    assert remarks.reads_as_typed("my boss wants it formal") and not remarks.reads_as_typed("My boss wants it formal.")
-    assert not remarks.reads_as_typed("The rest is history")
+        assert not tone.is_about_paste(tail), tail
+    assert tone.reads_as_typed("there are about 40k rows") and tone.reads_as_typed("I only have an air fryer")
+    assert tone.reads_as_typed("my boss wants it formal") and not tone.reads_as_typed("My boss wants it formal.")
+    assert not tone.reads_as_typed("The rest is history")
 
 
 def _within(seconds: float, call, *args):
@@ -469,7 +469,7 @@ def test_no_rule_takes_more_than_linear_time_on_a_long_line():
 def test_the_rules_added_for_screen_version_2_stay_linear(line):
     """Every rule screen version 2 added, on a line of 300,000 characters: CSV rows, YAML keys, plain calls,
     shell options, formulas, the remark markers, sign-offs, quoted speech, verse and wrap widths."""
-    for rule in (rules.is_code_line, rules.is_block_line, remarks.is_about_paste, remarks.reads_as_typed,
+    for rule in (rules.is_code_line, rules.is_block_line, tone.is_about_paste, tone.reads_as_typed,
                  remarks.is_quoted_speech, letters.is_sign_off, letters.ends_with_sign_off, layout.is_verse,
                  remarks.has_letter, remarks.opens_section):
         _within(10, rule, line)
@@ -481,7 +481,7 @@ def test_the_rules_added_for_screen_version_2_stay_linear(line):
         _within(20, find_seam, f"Fix this:\n{line}\n{line}\n{tail}")
 
 
-RULE_MODULES = (rules, remarks, layout, letters)
+RULE_MODULES = (rules, remarks, tone, layout, letters)
 
 
 def _public_rules():
@@ -595,7 +595,7 @@ def test_ordinary_remarks_that_open_with_a_code_word_are_remarks(remark):
 def test_a_storys_own_last_sentence_is_no_remark_about_the_paste(sentence):
     story = "She walked to the station in the rain and waited for the last train home that night. " * 2
     assert find_seam(f"Shorten this story:\n\n{story}\n\n{sentence}") is None
-    assert not remarks.is_about_paste(sentence)
+    assert not tone.is_about_paste(sentence)
 
 
 def test_a_link_alone_is_decided_in_linear_time_and_a_remark_has_a_length_cap():

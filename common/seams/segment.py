@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.seams import layout, remarks, rules
+from common.seams import layout, remarks, rules, tone
 
 # Every feature the screen records, in the order it records them (docs/OCCURRENCE.md explains each).
 FEATURES = ("code_fence", "code_block", "prose_block", "indented_block", "multi_line_artifact", "lead_colon",
-            "remark_after_blank", "remark_after_newline", "remark_own_line", *remarks.STRONG_MARKERS,
-            *remarks.WEAK_MARKERS)
+            "remark_after_blank", "remark_after_newline", "remark_own_line", *tone.STRONG_MARKERS,
+            *tone.WEAK_MARKERS)
 ARTIFACT_KINDS = ("fenced", "code", "prose")
 # A message longer than this is not screened (never a candidate): the rules would build an object per line,
 # many times the message's size (a 200 MB message peaked at 3.7 GB), and a remark after a paste this long
@@ -199,7 +199,7 @@ def _checked(message: str, lead: list[Line], artifact: list[Line], tail: list[Li
         "remark_after_newline": separator == "newline",
         "remark_own_line": separator == "newline" and layout.on_own_line(tail_text, artifact_text),
     }
-    marked = set(remarks.markers(tail_text))
+    marked = set(tone.markers(tail_text))
     features = tuple(name for name in FEATURES if fired.get(name) or name in marked)
     return Seam(artifact_kind=kind, separator=separator, lead_end=lead_end,
                 artifact_start=visible[0].start, artifact_end=visible[-1].end, remark_start=remark_start,
