@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from benchmark.sources import rdata
+from benchmark.sources import rdata, rlazyload
 from benchmark.sources.rdata import RDataError, RPairList, RSymbol, RVector
 
 # --- a tiny writer for hand-made streams (independent of the reader) --------------------------
@@ -183,11 +183,11 @@ def test_read_rds_accepts_gzip_bzip2_and_plain():
 def test_decompress_slice_framings_and_length_check():
     data = header() + intsxp([1, 2])
     size = struct.pack(">I", len(data))
-    assert rdata.decompress_slice(size + zlib.compress(data)) == data
-    assert rdata.decompress_slice(size + b"2" + bz2.compress(data)) == data
-    assert rdata.decompress_slice(size + b"0" + data) == data
+    assert rlazyload.decompress_slice(size + zlib.compress(data)) == data
+    assert rlazyload.decompress_slice(size + b"2" + bz2.compress(data)) == data
+    assert rlazyload.decompress_slice(size + b"0" + data) == data
     with pytest.raises(RDataError, match="announces 999 bytes"):
-        rdata.decompress_slice(struct.pack(">I", 999) + zlib.compress(data), "x.rdb")
+        rlazyload.decompress_slice(struct.pack(">I", 999) + zlib.compress(data), "x.rdb")
 
 
 def _lazyload_db(objects):
@@ -207,16 +207,16 @@ def _lazyload_db(objects):
 
 def test_lazyload_roundtrip():
     rdx, rdb = _lazyload_db({"first": header() + strsxp(["one", "two"]), "second": header() + intsxp([9])})
-    index = rdata.read_lazyload_index(rdx, "x.rdx")
+    index = rlazyload.read_lazyload_index(rdx, "x.rdx")
     assert [name for name, _ in index.variables] == ["first", "second"]
-    assert rdata.read_lazyload_object(rdb, index.slice_of("first")).values == ("one", "two")
-    assert rdata.read_lazyload_object(rdb, index.slice_of("second")).values == (9,)
+    assert rlazyload.read_lazyload_object(rdb, index.slice_of("first")).values == ("one", "two")
+    assert rlazyload.read_lazyload_object(rdb, index.slice_of("second")).values == (9,)
     with pytest.raises(KeyError, match="no variable 'third'"):
         index.slice_of("third")
     with pytest.raises(RDataError, match="runs past the end"):
-        rdata.read_lazyload_object(rdb[:10], index.slice_of("second"), "x.rdb")
+        rlazyload.read_lazyload_object(rdb[:10], index.slice_of("second"), "x.rdb")
 
 
 def test_lazyload_index_must_be_a_named_list():
     with pytest.raises(RDataError, match=r"x\.rdx: expected a named list"):
-        rdata.read_lazyload_index(gzip.compress(header() + intsxp([1])), "x.rdx")
+        rlazyload.read_lazyload_index(gzip.compress(header() + intsxp([1])), "x.rdx")

@@ -2,7 +2,7 @@
 
 What is read: the R lazy-load database of the Debian package r-cran-janeaustenr
 (`/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx`, the index, and
-`Rdata.rdb`, the data), decoded by `rdata` without R. Each of its six objects
+`Rdata.rdb`, the data), decoded by `rlazyload` and `rdata` without R. Each of its six objects
 (emma, mansfieldpark, northangerabbey, persuasion, prideprejudice,
 sensesensibility) is a character vector holding one novel as the lines of its
 Project Gutenberg text.
@@ -46,7 +46,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from benchmark.sources import Provenance, SourceItem, locate, rdata
+from benchmark.sources import Provenance, SourceItem, locate, rdata, rlazyload
 
 SOURCE = "austen"
 PACKAGE = "r-cran-janeaustenr"
@@ -115,11 +115,11 @@ def read_novels() -> tuple[list[tuple[str, tuple[str, ...]]], Provenance, Proven
     """(novel, lines) in index order, and the provenances of the data file and of the index file."""
     index_path, index_provenance = locate.debian_file(PACKAGE, INDEX_PATH)
     data_path, provenance = locate.debian_file(PACKAGE, DATA_PATH)
-    index = rdata.read_lazyload_index(index_path.read_bytes(), str(index_path))
+    index = rlazyload.read_lazyload_index(index_path.read_bytes(), str(index_path))
     data = data_path.read_bytes()
     novels = []
     for name, where in index.variables:
-        value = rdata.read_lazyload_object(data, where, str(data_path))
+        value = rlazyload.read_lazyload_object(data, where, str(data_path))
         if not (isinstance(value, rdata.RVector) and value.kind == "character"):
             raise rdata.RDataError(f"{data_path}: object {name!r} is not a character vector")
         if any(line is None or isinstance(line, bytes) for line in value.values):
