@@ -56,6 +56,15 @@ def test_select_deals_alternate_clusters_and_shards_are_disjoint_and_cover_all(t
     assert _select(lines, 1, 1, trace) == [json.loads(line)["id"] for line in lines]
 
 
+def test_shard_k_of_n_is_shards_k_and_k_plus_n_of_2n_as_docs_runner_says(tmp_path):
+    """docs/RUNNER.md: a half left when the other shard has finished is finished by two servers as 1/4 and 3/4."""
+    lines = _requests(11)
+    trace = tmp_path / "m.jsonl"
+    for k in (1, 2):
+        halves = _select(lines, k, 4, trace) + _select(lines, k + 2, 4, trace)
+        assert sorted(halves) == sorted(_select(lines, k, 2, trace)) and len(set(halves)) == len(halves)
+
+
 def test_select_leaves_out_what_any_file_answered_its_own_too_but_not_a_torn_line(tmp_path):
     """Its own file's rows too: another copy's join may move them into the trace before this shard's runner
     opens the file, which would then not see them and ask them again."""
