@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark import conditions  # noqa: E402
 from benchmark.dataset import requests  # noqa: E402
+from benchmark.replies import Replies  # noqa: E402
 from common.pipes import run_main  # noqa: E402
 from common.records import Label, TraceRow, read  # noqa: E402
 from stats.paired import mcnemar_exact  # noqa: E402
@@ -55,7 +56,9 @@ def breakdown(name: str, model: str, root: Path = ROOT) -> list[str]:
     outputs = {row.id: row.output or "" for path in (root / "data" / "traces" / f"{model}.jsonl",
                                                      study / "traces" / f"{model}.jsonl")
                for _, row in read(path, TraceRow)}
-    asked = {request.id: request for request in requests(defined=defined)}
+    # a later turn holds the model's own clean output (the requests it was asked): read from its built-in trace
+    replies = Replies.read(root / "data" / "traces" / f"{model}.jsonl")
+    asked = {request.id: request for request in requests(defined=defined, replies=replies)}
     clusters = sorted({label.cluster for label in labels.values()})
     lines = ["contrast | genre | pairs | b | c | p McNemar | second replies holding the witness (of b)"]
     for first, second in defined.contrasts:
