@@ -67,8 +67,9 @@ def kill_workers(pool) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # already gone, or already closed
             process.kill()
     writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # the pool's SimpleQueue
-    with contextlib.suppress(OSError, AttributeError):
-        writer.close()
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
     pool.shutdown(wait=False, cancel_futures=True)
 
 

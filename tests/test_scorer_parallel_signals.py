@@ -152,7 +152,7 @@ pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context
 future = pool.submit(half_a_result, sys.argv[2])
 while not os.path.exists(sys.argv[2]):
     time.sleep(0.01)
-time.sleep(0.2)  # the pool's manager thread is waiting for the rest of the message
+time.sleep(0.2)  # not needed to fail the old code: the manager thread reads the half message when it wakes
 lifetime.kill_workers(pool)
 print("killed", flush=True)
 """

@@ -1,4 +1,4 @@
-"""A small reader for R's serialization format and its lazy-load databases.
+"""A small reader for R's serialization format (its lazy-load databases: `benchmark.sources.rlazyload`).
 
 Why it exists: the Jane Austen novels ship in the Debian package
 r-cran-janeaustenr as an R lazy-load database (`data/Rdata.rdb` + `Rdata.rdx`),

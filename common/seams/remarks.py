@@ -2,9 +2,9 @@
 sounds like, the markers recorded as features, is `common.seams.tone`).
 
 `rejects` asks the rules in order and gives the first reason the tail is not a
-remark, or None. The markers are English, with a few openings in four other
-languages; a remark in another language passes after code by its shape, after
-prose with a question mark, on a line of its own or after a letter's sign-off.
+remark, or None. The markers it asks (`tone`) are English, with a few openings in
+four other languages; a remark in another language passes after code by its shape,
+after prose with a question mark, on a line of its own or after a letter's sign-off.
 docs/OCCURRENCE.md lists every rule with its reason; tests/test_occurrence_rules.py
 tries each on messages made up for the purpose.
 """

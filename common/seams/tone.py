@@ -1,5 +1,6 @@
 """What a tail sounds like: the markers of a user's remark (casual words, a request, a question, words about the
-paste, typed chat, the first and second person), recorded as the occurrence screen's features.
+paste, typed chat; the second and first person, a lower-case start, no final period, a template extension's
+line), recorded as the occurrence screen's features.
 
 The strong markers also decide, in `common.seams.remarks.rejects`, whether a tail after prose stands apart from
 it; the weak ones never decide (pasted prose says "you" and "I" as often as users do). English, with a few
