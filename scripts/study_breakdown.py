@@ -13,10 +13,15 @@ released labels and traces (the model's built-in ones and the study's), prints:
 - per condition and genre, the absorbed replies that are little but the remark: with whitespace, backticks
   and a "python" fence tag removed, at most 1.6 times the remark's length (likewise stripped) plus 10
   characters. A rough count, named as such where it is quoted.
+- each contrast on edit integrity: of the code clusters whose edited code both conditions' outputs have (the
+  study's tables/validity_items.jsonl, as seam.py validity checked them), how many do not parse under the first
+  condition only (b) and under the second only (c), with the exact McNemar p: the validity tables pair each
+  condition with its control only, and the system-prompt conditions ask about one another.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -27,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from benchmark import conditions  # noqa: E402
 from benchmark.dataset import requests  # noqa: E402
 from benchmark.replies import Replies  # noqa: E402
+from common.errors import UserError  # noqa: E402
 from common.pipes import run_main  # noqa: E402
 from common.records import Label, TraceRow, read  # noqa: E402
 from stats.paired import mcnemar_exact  # noqa: E402
@@ -84,7 +90,31 @@ def breakdown(name: str, model: str, root: Path = ROOT) -> list[str]:
             if absorbed:
                 few = sum(remark_only(outputs[label.id], asked[label.id].comment or "") for label in absorbed)
                 lines.append(f"{condition} | {genre} | {len(absorbed)} | {few}")
+    items = study / "tables" / "validity_items.jsonl"
+    lines.append("contrast | code pairs | invalid under the first only (b) | under the second only (c) | p McNemar")
+    for first, second in defined.contrasts:
+        pairs, b, c = invalid_code_pairs(items, model, first, second)
+        lines.append(f"{first} vs {second} | {pairs} | {b} | {c} | {mcnemar_exact(b, c).pvalue:.3g}")
     return lines
+
+
+def invalid_code_pairs(items: Path, model: str, first: str, second: str) -> tuple[int, int, int]:
+    """(pairs, b, c) of edited code that does not parse, paired by cluster, from a validity_items.jsonl: the
+    clusters where both conditions' outputs have edited code checked (`parses` is true or false), b of them
+    invalid under `first` only, c under `second` only."""
+    parses: dict[tuple[str, str], bool] = {}
+    for number, line in enumerate(items.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            item = json.loads(line)
+        except ValueError:
+            raise UserError(f"{items}:{number}: not a JSON line") from None
+        if item.get("model") == model and item.get("condition") in (first, second) and item.get("parses") is not None:
+            parses[(item["condition"], item["id"].rsplit("/", 1)[0])] = item["parses"]
+    clusters = {cluster for condition, cluster in parses if condition == first} & \
+        {cluster for condition, cluster in parses if condition == second}
+    b = sum(not parses[(first, cluster)] and parses[(second, cluster)] for cluster in clusters)
+    c = sum(parses[(first, cluster)] and not parses[(second, cluster)] for cluster in clusters)
+    return len(clusters), b, c
 
 
 def main(argv: list[str]) -> int:

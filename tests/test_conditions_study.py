@@ -366,3 +366,10 @@ def test_the_study_breakdown_by_genre_adds_up_to_the_released_contrasts():
             released = {row["contrast"]: [int(row["n_pairs"]), int(row["b"]), int(row["c"])]
                         for row in rows_of(study / "tables" / "contrasts.csv") if row["model"] == model}
             assert summed == released
+            # its edit-integrity pairs, asked of each treatment and its control, give the validity table's
+            for row in rows_of(study / "tables" / "validity_syntax_contrasts.csv"):
+                if row["model"] == model:
+                    first, second = row["contrast"].split(" vs ")
+                    pairs = study_breakdown.invalid_code_pairs(study / "tables" / "validity_items.jsonl", model,
+                                                               first, second)
+                    assert pairs == (int(row["n_pairs"]), int(row["b"]), int(row["c"]))
