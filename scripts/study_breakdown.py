@@ -21,7 +21,6 @@ released labels and traces (the model's built-in ones and the study's), prints:
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -32,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 from benchmark import conditions  # noqa: E402
 from benchmark.dataset import requests  # noqa: E402
 from benchmark.replies import Replies  # noqa: E402
-from common.errors import UserError  # noqa: E402
+from common import jsonl  # noqa: E402
 from common.pipes import run_main  # noqa: E402
 from common.records import Label, TraceRow, read  # noqa: E402
-from stats.paired import mcnemar_exact  # noqa: E402
+from stats.paired import mcnemar_exact, paired_table  # noqa: E402
 
 GENRES = ("code", "prose")
 
@@ -90,31 +89,31 @@ def breakdown(name: str, model: str, root: Path = ROOT) -> list[str]:
             if absorbed:
                 few = sum(remark_only(outputs[label.id], asked[label.id].comment or "") for label in absorbed)
                 lines.append(f"{condition} | {genre} | {len(absorbed)} | {few}")
-    items = study / "tables" / "validity_items.jsonl"
+    invalid = invalid_code(study / "tables" / "validity_items.jsonl", model)
     lines.append("contrast | code pairs | invalid under the first only (b) | under the second only (c) | p McNemar")
     for first, second in defined.contrasts:
-        pairs, b, c = invalid_code_pairs(items, model, first, second)
-        lines.append(f"{first} vs {second} | {pairs} | {b} | {c} | {mcnemar_exact(b, c).pvalue:.3g}")
+        table = paired_table(invalid.get(first, {}), invalid.get(second, {}))
+        lines.append(f"{first} vs {second} | {table.n} | {table.first_only} | {table.second_only} | "
+                     f"{mcnemar_exact(table.first_only, table.second_only).pvalue:.3g}")
     return lines
 
 
+def invalid_code(items: Path, model: str) -> dict[str, dict[str, bool]]:
+    """condition -> cluster -> whether the model's edited code there does not parse, from a validity_items.jsonl
+    (as seam.py validity checked it; outputs without edited code to check are left out)."""
+    invalid: dict[str, dict[str, bool]] = {}
+    for _, item in jsonl.read(items):
+        if item.get("model") == model and item.get("parses") is not None:
+            invalid.setdefault(item["condition"], {})[item["id"].rsplit("/", 1)[0]] = not item["parses"]
+    return invalid
+
+
 def invalid_code_pairs(items: Path, model: str, first: str, second: str) -> tuple[int, int, int]:
-    """(pairs, b, c) of edited code that does not parse, paired by cluster, from a validity_items.jsonl: the
-    clusters where both conditions' outputs have edited code checked (`parses` is true or false), b of them
-    invalid under `first` only, c under `second` only."""
-    parses: dict[tuple[str, str], bool] = {}
-    for number, line in enumerate(items.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            item = json.loads(line)
-        except ValueError:
-            raise UserError(f"{items}:{number}: not a JSON line") from None
-        if item.get("model") == model and item.get("condition") in (first, second) and item.get("parses") is not None:
-            parses[(item["condition"], item["id"].rsplit("/", 1)[0])] = item["parses"]
-    clusters = {cluster for condition, cluster in parses if condition == first} & \
-        {cluster for condition, cluster in parses if condition == second}
-    b = sum(not parses[(first, cluster)] and parses[(second, cluster)] for cluster in clusters)
-    c = sum(parses[(first, cluster)] and not parses[(second, cluster)] for cluster in clusters)
-    return len(clusters), b, c
+    """(pairs, b, c): the clusters where both conditions' edited code was checked, b of them invalid under
+    `first` only, c under `second` only."""
+    invalid = invalid_code(items, model)
+    table = paired_table(invalid.get(first, {}), invalid.get(second, {}))
+    return table.n, table.first_only, table.second_only
 
 
 def main(argv: list[str]) -> int:
